@@ -1,0 +1,212 @@
+"""The `l4` command line: parse arguments, call the library, render. Nothing else.
+
+This is the only module that exits. Heavy modules are imported inside commands so that
+`l4 --help` starts fast. Results go to stdout, progress and warnings to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import AgentError
+
+app = typer.Typer(
+    name="l4",
+    help="Tells you why a distributed LLM training job failed, from its logs.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _fail(message: str, code: int = 1) -> None:
+    err.print(f"Error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn library errors into one line on stderr and exit 1."""
+    try:
+        yield
+    except AgentError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        err.print("Interrupted.")
+        raise typer.Exit(130) from None
+
+
+@contextmanager
+def _progress(enabled: bool = True) -> Iterator[Any]:
+    """A progress bar on stderr; yields a callback ``(stage, done, total)``."""
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        err.print(f"warning: {warning}", markup=False, style="yellow")
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        out.print(f"l4 {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More log output on stderr (-vv for debug).")] = 0,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for noisy in ("httpx", "openai", "chromadb", "drain3"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+
+
+# ------------------------------------------------------------------------------- parse
+
+
+@app.command()
+def parse(
+    job: Annotated[Path, typer.Argument(help="A job: a directory of per-node/per-rank logs (recursive, .gz ok) or one log file.")],
+    top: Annotated[int, typer.Option(help="How many of the most frequent templates to show.")] = 10,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")] = OutputFormat.text,
+    workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
+) -> None:
+    """Read a job's logs and mine message templates: nodes, lines, templates, timings."""
+    from .pipeline import parse_job
+
+    with _user_errors(), _progress(fmt is OutputFormat.text) as progress:
+        summary = parse_job(job, top=top, workers=workers, progress=progress)
+    _print_warnings(summary.warnings)
+    if fmt is OutputFormat.json:
+        out.print_json(json.dumps(summary.to_json_dict()))
+        return
+    rate = summary.lines / max(sum(summary.timings.values()), 1e-9)
+    out.print(
+        f"{summary.job}: {summary.files} file(s), {summary.nodes} node(s), {summary.lines:,} lines, "
+        f"{summary.templates:,} templates ({rate:,.0f} lines/s)",
+        markup=False,
+    )
+    table = Table(title=f"Top {len(summary.top_templates)} templates", show_lines=False)
+    table.add_column("id", justify="right")
+    table.add_column("count", justify="right")
+    table.add_column("template", overflow="fold")
+    for tid, count, template in summary.top_templates:
+        table.add_row(str(tid), f"{count:,}", template.replace("[", "\\["))
+    out.print(table)
+    nodes = summary.per_node_lines
+    if nodes:
+        sizes = sorted(nodes.values())
+        out.print(f"lines per node: min {sizes[0]:,}, median {sizes[len(sizes) // 2]:,}, max {sizes[-1]:,}", markup=False)
+    out.print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in summary.timings.items()), markup=False)
+
+
+# ------------------------------------------------------------------------------- synth
+
+
+class Preset(str, Enum):
+    default = "default"
+    small = "small"
+
+
+@app.command()
+def synth(
+    dataset: Annotated[Path, typer.Argument(help="Output folder for the corpus (must be empty or absent); with --check, the corpus to verify.")],
+    cases: Annotated[int, typer.Option(help="Number of failed cases to generate.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed; the same seed gives byte-identical files.")] = 0,
+    preset: Annotated[Preset, typer.Option(help="default (realistic sizes) or small (seconds, for tests).")] = Preset.default,
+    check: Annotated[bool, typer.Option("--check", help="Verify an existing corpus: every label line exists and matches.")] = False,
+    workers: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json summary.")] = OutputFormat.text,
+) -> None:
+    """Generate a labeled corpus of failed multi-node training jobs (CUDA and Ascend) with normal jobs."""
+    from . import synth as synthesis
+
+    with _user_errors():
+        if check:
+            if not dataset.is_dir():
+                _fail(f"{dataset} is not a directory — give the corpus folder written by `l4 synth`", 2)
+            problems = synthesis.check_corpus(dataset)
+            for problem in problems[:50]:
+                err.print(problem, markup=False)
+            if problems:
+                _fail(f"{len(problems)} problem(s) in {dataset}")
+            summary = synthesis.corpus_summary(dataset)
+            out.print(f"OK: {summary.get('cases', '?')} cases verified in {dataset}", markup=False)
+            return
+        if cases < 1:
+            _fail("--cases must be at least 1", 2)
+        with _progress(fmt is OutputFormat.text) as progress:
+            callback = (lambda done, total: progress("generate", done, total)) if progress else None
+            try:
+                summary = synthesis.generate_corpus(
+                    dataset, cases=cases, seed=seed, preset=preset.value, workers=workers, progress=callback
+                )
+            except ValueError as exc:
+                _fail(str(exc), 2)
+    if fmt is OutputFormat.json:
+        out.print_json(json.dumps(summary))
+        return
+    _render_corpus_summary(dataset, summary)
+
+
+def _render_corpus_summary(dataset: Path, summary: dict[str, Any]) -> None:
+    out.print(f"Wrote {dataset}", markup=False)
+    for key, value in summary.items():
+        if isinstance(value, dict):
+            table = Table(title=key)
+            table.add_column(key)
+            table.add_column("value", justify="right")
+            for k, v in value.items():
+                table.add_row(str(k), str(v))
+            out.print(table)
+        else:
+            out.print(f"{key}: {value}", markup=False)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+"""Find a job's log files and stream their lines as ``LogLine`` records.
+
+A job is a directory (searched recursively) or one file (CONTRACTS.md). Each file is one
+node, named after the file; a combined console log whose lines carry launcher rank
+prefixes (torchrun ``[default3]:``/``[rank3]:``, ``srun -l`` ``3: ``, mpirun
+``[1,3]<stdout>:``) is split into virtual nodes ``rank<N>``.
+
+Reading streams line by line (constant memory per file). Real logs are messy, so bad
+input degrades instead of failing: undecodable bytes are replaced, binary files are
+skipped, a truncated ``.gz`` yields what could be read, and over-long lines are clipped.
+Each of these adds a one-line warning to the ``Job`` so no data loss is silent.
+"""
+
+from __future__ import annotations
+
+import calendar
+import gzip
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputError
+from .schema import LogLine
+
+LOG_SUFFIXES = (".log", ".txt", ".out")
+MAX_LINE_CHARS = 16_384  # longer lines are clipped: a 10 MB line is data loss either way, keep the head
+SNIFF_BYTES = 8192
+CONSOLE_SNIFF_LINES = 2000
+
+# --- launcher rank prefixes ------------------------------------------------------------
+
+_TORCHRUN_PREFIX = re.compile(r"\[(?:default|rank)(\d+)\]:[ ]?")
+_MPI_PREFIX = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
+_SRUN_PREFIX = re.compile(r" {0,3}(\d{1,5}): ")
+
+
+@dataclass(frozen=True)
+class ConsoleFormat:
+    """How a combined console file marks the rank of each line."""
+
+    name: str
+    pattern: re.Pattern[str]
+
+
+CONSOLE_FORMATS = (
+    ConsoleFormat("torchrun", _TORCHRUN_PREFIX),
+    ConsoleFormat("mpirun", _MPI_PREFIX),
+    ConsoleFormat("srun", _SRUN_PREFIX),
+)
+# srun's "3: " is easy to confuse with ordinary text, so it must dominate the sample.
+_CONSOLE_MIN_SHARE = {"torchrun": 0.3, "mpirun": 0.3, "srun": 0.8}
+
+# --- timestamps --------------------------------------------------------------------------
+
+_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+# ISO / python logging / CANN plog ("2024-05-12-10:45:12.123.456"): date, then time.
+_TS_ISO = re.compile(
+    r"(\d{4})[-/](\d{2})[-/](\d{2})[T \-_](\d{2}):(\d{2}):(\d{2})(?:[.,:](\d{1,6}))?(?:\.\d{3})?(Z|[+-]\d{2}:?\d{2})?"
+)
+# syslog "May 12 10:31:02" and dmesg -T "[Mon May 12 10:31:02 2024]".
+_TS_SYSLOG = re.compile(
+    r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?: (\d{4}))?"
+)
+# glog "I0512 10:31:02.123456": level letter, month, day.
+_TS_GLOG = re.compile(r"^([IWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,6})")
+_TS_SCAN_CHARS = 96  # timestamps sit at the head of a line; scanning further only finds false ones
+
+# --- levels ------------------------------------------------------------------------------
+
+_LEVEL = re.compile(
+    r"(?<![\w/.-])\[?(TRACE|DEBUG|DBG|INFO|NOTICE|EVENT|WARNING|WARN|ERROR|ERR|CRITICAL|FATAL|PANIC)\]?(?![\w/.-])"
+    r"|\[([DIWEF])\]"
+)
+_LEVEL_NAMES = {
+    "TRACE": "DEBUG", "DEBUG": "DEBUG", "DBG": "DEBUG", "D": "DEBUG",
+    "INFO": "INFO", "NOTICE": "INFO", "EVENT": "INFO", "I": "INFO",
+    "WARNING": "WARNING", "WARN": "WARNING", "W": "WARNING",
+    "ERROR": "ERROR", "ERR": "ERROR", "E": "ERROR",
+    "CRITICAL": "CRITICAL", "FATAL": "CRITICAL", "PANIC": "CRITICAL", "F": "CRITICAL",
+}  # fmt: skip
+_LEVEL_SCAN_CHARS = 120
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One log file of a job; ``console`` files hold many virtual nodes."""
+
+    path: Path
+    node: str  # the file's node name (unprefixed console lines belong to it)
+    console: ConsoleFormat | None = None
+
+
+@dataclass
+class Job:
+    """A job's files plus the warnings met while reading them."""
+
+    root: Path
+    sources: list[SourceFile]
+    warnings: list[str] = field(default_factory=list)
+
+    def lines(self, source: SourceFile) -> Iterator[LogLine]:
+        """Stream one file's lines; problems become warnings on this job."""
+        yield from read_lines(source, self.warnings)
+
+
+def node_name_for(path: Path) -> str:
+    """``worker-3.log.gz`` -> ``worker-3`` (CONTRACTS.md)."""
+    name = path.name
+    if name.endswith(".gz"):
+        name = name[:-3]
+    for suffix in LOG_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or name
+    return name
+
+
+def _is_log_file(path: Path) -> bool:
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    return name.endswith(LOG_SUFFIXES) and not path.name.startswith(".")
+
+
+def _unique_names(paths: list[Path], root: Path) -> list[str]:
+    """Node names, extended with parent folders until unique (``host1/rank0``)."""
+    parts = [p.relative_to(root).parts if p != root else (p.name,) for p in paths]
+    depth = {i: 1 for i in range(len(paths))}
+    while True:
+        names = ["/".join((*part[-depth[i] : -1], node_name_for(paths[i]))) for i, part in enumerate(parts)]
+        seen: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            seen.setdefault(name, []).append(i)
+        clashes = [ids for ids in seen.values() if len(ids) > 1]
+        if not clashes:
+            return names
+        grew = False
+        for ids in clashes:
+            for i in ids:
+                if depth[i] < len(parts[i]):
+                    depth[i] += 1
+                    grew = True
+        if not grew:  # identical relative paths cannot happen; fall back to the full path
+            return [str(p.relative_to(root)) for p in paths]
+
+
+def _open_text(path: Path):  # type: ignore[no-untyped-def]
+    # newline="\n": physical lines end at LF only, so line numbers match `wc -l`/editors.
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
+    return path.open("r", encoding="utf-8", errors="replace", newline="\n")
+
+
+def _sniff(path: Path) -> bytes:
+    try:
+        if path.name.endswith(".gz"):
+            with gzip.open(path, "rb") as fh:
+                return fh.read(SNIFF_BYTES)
+        with path.open("rb") as fh:
+            return fh.read(SNIFF_BYTES)
+    except (EOFError, OSError, zlib.error):
+        return b""  # unreadable head: read_lines reports the precise problem
+
+
+def looks_binary(head: bytes) -> bool:
+    """NUL bytes or mostly control bytes mean this is not a text log."""
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    control = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return control / len(head) > 0.1
+
+
+def _detect_console(path: Path) -> ConsoleFormat | None:
+    counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
+    ranks: dict[str, set[str]] = {fmt.name: set() for fmt in CONSOLE_FORMATS}
+    total = 0
+    try:
+        with _open_text(path) as fh:
+            for line in fh:
+                total += 1
+                for fmt in CONSOLE_FORMATS:
+                    m = fmt.pattern.match(line)
+                    if m:
+                        counts[fmt.name] += 1
+                        ranks[fmt.name].add(m.group(1))
+                        break
+                if total >= CONSOLE_SNIFF_LINES:
+                    break
+    except (EOFError, OSError, zlib.error):
+        pass
+    if not total:
+        return None
+    for fmt in CONSOLE_FORMATS:
+        if len(ranks[fmt.name]) >= 2 and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name]:
+            return fmt
+    return None
+
+
+def open_job(job: Path | str) -> Job:
+    """Discover the log files of a job directory or single file."""
+    root = Path(job)
+    if not root.exists():
+        raise InputError(f"{root} does not exist", "give a job directory or a log file")
+    warnings: list[str] = []
+    if root.is_file():
+        paths = [root]
+        base = root.parent
+    else:
+        paths = sorted(p for p in root.rglob("*") if p.is_file() and _is_log_file(p))
+        base = root
+        if not paths:
+            raise InputError(
+                f"no log files in {root}", "expected *.log, *.txt or *.out files (optionally .gz), searched recursively"
+            )
+    names = _unique_names(paths, base)
+    sources: list[SourceFile] = []
+    for path, name in zip(paths, names, strict=True):
+        if path.stat().st_size == 0:
+            warnings.append(f"{path}: empty file, skipped")
+            continue
+        if looks_binary(_sniff(path)):
+            warnings.append(f"{path}: binary content, skipped")
+            continue
+        sources.append(SourceFile(path=path, node=name, console=_detect_console(path)))
+    if not sources:
+        raise InputError(f"no readable log lines under {root}", "; ".join(warnings) or "check the files")
+    return Job(root=root, sources=sources, warnings=warnings)
+
+
+class _Clock:
+    """Turns the timestamp at the head of a line into POSIX seconds, caching per day."""
+
+    __slots__ = ("_days", "_seconds", "year")
+
+    def __init__(self) -> None:
+        self._days: dict[tuple[int, int, int], int] = {}
+        self._seconds: dict[str, int] = {}
+        self.year = 1970  # syslog and glog omit the year: borrow the last one seen
+
+    def _day(self, y: int, mo: int, d: int) -> int:
+        key = (y, mo, d)
+        base = self._days.get(key)
+        if base is None:
+            base = calendar.timegm((y, mo, d, 0, 0, 0, 0, 0, 0))
+            self._days[key] = base
+        return base
+
+    def parse(self, text: str) -> float | None:
+        head = text[:_TS_SCAN_CHARS]
+        try:
+            m = _TS_ISO.search(head)
+            if m:
+                # Most lines of a second share its date-time prefix: convert it once.
+                start = m.start()
+                prefix = head[start : start + 19]
+                secs = self._seconds.get(prefix)
+                if secs is None:
+                    y = int(m.group(1))
+                    self.year = y
+                    secs = self._day(y, int(m.group(2)), int(m.group(3)))
+                    secs += int(m.group(4)) * 3600 + int(m.group(5)) * 60 + int(m.group(6))
+                    if len(self._seconds) > 100_000:
+                        self._seconds.clear()
+                    self._seconds[prefix] = secs
+                frac, tz = m.group(7, 8)
+                if tz and tz != "Z":
+                    sign = 1 if tz[0] == "+" else -1
+                    digits = tz[1:].replace(":", "")
+                    secs -= sign * (int(digits[:2]) * 3600 + int(digits[2:4]) * 60)
+                return secs + (int(frac) / 10 ** len(frac) if frac else 0.0)
+            m = _TS_GLOG.match(head)
+            if m:
+                secs = self._day(self.year, int(m.group(2)), int(m.group(3)))
+                secs += int(m.group(4)) * 3600 + int(m.group(5)) * 60 + int(m.group(6))
+                return secs + int(m.group(7)) / 10 ** len(m.group(7))
+            m = _TS_SYSLOG.search(head)
+            if m:
+                year = int(m.group(7)) if m.group(7) else self.year
+                secs = self._day(year, _MONTHS[m.group(1)], int(m.group(2)))
+                secs += int(m.group(3)) * 3600 + int(m.group(4)) * 60 + int(m.group(5))
+                frac = m.group(6)
+                return secs + (int(frac) / 10 ** len(frac) if frac else 0.0)
+        except (ValueError, OverflowError):  # e.g. month 13: not a timestamp after all
+            return None
+        return None
+
+
+def parse_level(text: str) -> str | None:
+    """The log level named near the head of a line, normalised, or None."""
+    head = text[:_LEVEL_SCAN_CHARS]
+    g = _TS_GLOG.match(head)
+    if g:
+        return _LEVEL_NAMES[g.group(1)]
+    m = _LEVEL.search(head)
+    if not m:
+        return None
+    return _LEVEL_NAMES[(m.group(1) or m.group(2)).upper()]
+
+
+def parse_timestamp(text: str) -> float | None:
+    """POSIX seconds of the timestamp at the head of a line (for callers outside a stream)."""
+    return _Clock().parse(text)
+
+
+def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
+    """Stream ``LogLine`` records of one file, splitting console prefixes into nodes."""
+    clocks: dict[str, _Clock] = {}
+    last_ts: dict[str, float | None] = {}
+    console = source.console
+    clipped = 0
+    lineno = 0
+    try:
+        with _open_text(source.path) as fh:
+            for raw in fh:
+                lineno += 1
+                text = raw.rstrip("\r\n")
+                if len(text) > MAX_LINE_CHARS:
+                    clipped += 1
+                    text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
+                node = source.node
+                if console is not None:
+                    m = console.pattern.match(text)
+                    if m:
+                        node = f"rank{int(m.group(1))}"
+                        text = text[m.end() :]
+                clock = clocks.get(node)
+                if clock is None:
+                    clock = clocks[node] = _Clock()
+                ts = clock.parse(text)
+                if ts is None:
+                    ts = last_ts.get(node)
+                else:
+                    last_ts[node] = ts
+                yield LogLine(node, lineno, ts, parse_level(text), text)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")
+    except OSError as exc:
+        warnings.append(f"{source.path}: read error after line {lineno} ({exc}); kept what was read")
+    if clipped:
+        warnings.append(f"{source.path}: {clipped} line(s) longer than {MAX_LINE_CHARS} chars were clipped")
