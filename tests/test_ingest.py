@@ -1,0 +1,163 @@
+"""Ingestion edge cases: each bad input has a clear outcome, never a traceback."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from agent.errors import InputError
+from agent.ingest import node_name_for, open_job, parse_level, parse_timestamp
+
+
+def _lines(job_path: Path) -> tuple[list, list[str]]:
+    job = open_job(job_path)
+    lines = [line for source in job.sources for line in job.lines(source)]
+    return lines, job.warnings
+
+
+@pytest.mark.parametrize(
+    ("name", "node"),
+    [("worker-3.log.gz", "worker-3"), ("rank_12.log", "rank_12"), ("node.out", "node"), ("plain.txt", "plain")],
+)
+def test_node_name_strips_log_extensions(name: str, node: str) -> None:
+    assert node_name_for(Path(name)) == node
+
+
+def test_plain_gz_and_line_numbers(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text("one\ntwo\nthree\n")
+    with gzip.open(tmp_path / "b.log.gz", "wt") as fh:
+        fh.write("x\ny\n")
+    lines, warnings = _lines(tmp_path)
+    assert [(line.node, line.lineno, line.text) for line in lines] == [
+        ("a", 1, "one"), ("a", 2, "two"), ("a", 3, "three"), ("b", 1, "x"), ("b", 2, "y"),
+    ]  # fmt: skip
+    assert warnings == []
+
+
+def test_truncated_gz_keeps_readable_part_and_warns(tmp_path: Path) -> None:
+    payload = "".join(f"line {i} of a long log with some text to compress\n" for i in range(20000)).encode()
+    data = gzip.compress(payload)
+    (tmp_path / "t.log.gz").write_bytes(data[: len(data) // 2])
+    lines, warnings = _lines(tmp_path)
+    assert 0 < len(lines) < 20000
+    assert lines[0].text == "line 0 of a long log with some text to compress"
+    assert any("ends early" in w for w in warnings)
+
+
+def test_non_utf8_bytes_are_replaced(tmp_path: Path) -> None:
+    (tmp_path / "n.log").write_bytes(b"ok line\nbad \xff\xfe bytes\n\xe4\xb8\xad\xe6\x96\x87 fine\n")
+    lines, warnings = _lines(tmp_path)
+    assert [line.text for line in lines] == ["ok line", "bad \ufffd\ufffd bytes", "中文 fine"]
+    assert warnings == []
+
+
+def test_empty_and_binary_files_are_skipped_with_warnings(tmp_path: Path) -> None:
+    (tmp_path / "empty.log").write_bytes(b"")
+    (tmp_path / "core.log").write_bytes(bytes(range(256)) * 64)
+    (tmp_path / "good.log").write_text("hello\n")
+    lines, warnings = _lines(tmp_path)
+    assert [line.node for line in lines] == ["good"]
+    assert any("empty.log: empty file" in w for w in warnings)
+    assert any("core.log: binary content" in w for w in warnings)
+
+
+def test_only_unreadable_files_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "empty.log").write_bytes(b"")
+    with pytest.raises(InputError, match="no readable log lines"):
+        open_job(tmp_path)
+
+
+def test_missing_path_and_empty_dir(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        open_job(tmp_path / "nope")
+    with pytest.raises(InputError, match="no log files"):
+        open_job(tmp_path)
+
+
+def test_ten_megabyte_line_is_clipped_not_fatal(tmp_path: Path) -> None:
+    big = "x" * (10 * 1024 * 1024)
+    (tmp_path / "big.log").write_text(f"before\n{big}\nafter\n")
+    lines, warnings = _lines(tmp_path)
+    assert [line.lineno for line in lines] == [1, 2, 3]
+    assert lines[2].text == "after"
+    assert len(lines[1].text) < 20_000
+    assert any("clipped" in w for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected_nodes"),
+    [
+        ("[default{r}]:", {"rank0", "rank1", "rank2"}),
+        ("[rank{r}]:", {"rank0", "rank1", "rank2"}),
+        ("{r}: ", {"rank0", "rank1", "rank2"}),
+        ("[1,{r}]<stdout>:", {"rank0", "rank1", "rank2"}),
+    ],
+)
+def test_console_log_is_split_into_rank_nodes(tmp_path: Path, prefix: str, expected_nodes: set[str]) -> None:
+    rows = ["launcher banner without prefix"]
+    for i in range(30):
+        r = i % 3
+        rows.append(prefix.format(r=r) + f"[2024-05-12 10:31:{i:02d},000] INFO iteration {i}")
+    (tmp_path / "console.log").write_text("\n".join(rows) + "\n")
+    lines, _ = _lines(tmp_path)
+    assert {line.node for line in lines} == expected_nodes | {"console"}
+    first_rank1 = next(line for line in lines if line.node == "rank1")
+    assert first_rank1.lineno == 3  # physical line in the console file
+    assert first_rank1.text.startswith("[2024-05-12")
+    assert first_rank1.ts is not None
+
+
+def test_duplicate_file_names_get_parent_folder(tmp_path: Path) -> None:
+    for host in ("host1", "host2"):
+        (tmp_path / host).mkdir()
+        (tmp_path / host / "rank0.log").write_text("x\n")
+    (tmp_path / "host2" / "solo.log").write_text("y\n")
+    job = open_job(tmp_path)
+    assert sorted(s.node for s in job.sources) == ["host1/rank0", "host2/rank0", "solo"]
+
+
+def test_lines_without_timestamp_inherit_previous(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text(
+        "[2024-05-12 10:31:02,500] ERROR boom\nTraceback (most recent call last):\n  File \"x.py\"\n"
+    )
+    lines, _ = _lines(tmp_path)
+    assert lines[0].ts == lines[1].ts == lines[2].ts
+    assert lines[0].level == "ERROR" and lines[1].level is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-05-12T10:31:02.250Z worker ok", 1715509862.25),
+        ("[2024-05-12 10:31:02,250] [INFO] x", 1715509862.25),
+        ("[ERROR] HCCL(1,python):2024-05-12-10:31:02.250.123 [a.cc:1] x", 1715509862.25),
+        ("2024-05-12T12:31:02+02:00 shifted zone", 1715509862.0),
+        ("no timestamp here", None),
+    ],
+)
+def test_timestamp_formats(text: str, expected: float | None) -> None:
+    got = parse_timestamp(text)
+    assert got == pytest.approx(expected) if expected is not None else got is None
+
+
+def test_syslog_and_glog_timestamps_parse() -> None:
+    assert parse_timestamp("May 12 10:31:02 node-3 kernel: NVRM: Xid") is not None
+    assert parse_timestamp("W0512 10:31:02.123456 12345 file.cc:12] warn") is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("[2024-05-12 10:31:02,123] [INFO] [logging.py:96:log_dist] step=1", "INFO"),
+        ("2024-05-12 10:31:02 WARNING torch.distributed something", "WARNING"),
+        ("[W] something odd", "WARNING"),
+        ("[ERROR] HCCL(1,python):2024-05-12-10:31:02.250.123 x", "ERROR"),
+        ("E0512 10:31:02.123456 1 f.cc:1] failed", "ERROR"),
+        ("host:1:2 [0] NCCL INFO Channel 00/32", "INFO"),
+        ("an error-free line with errors_total=0", None),
+    ],
+)
+def test_levels(text: str, level: str | None) -> None:
+    assert parse_level(text) == level
