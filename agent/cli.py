@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import __version__
 from .errors import AgentError
@@ -202,6 +203,96 @@ def _render_corpus_summary(dataset: Path, summary: dict[str, Any]) -> None:
             out.print(table)
         else:
             out.print(f"{key}: {value}", markup=False)
+
+
+# ---------------------------------------------------------------------------- diagnose
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+@app.command()
+def diagnose(
+    job: Annotated[Path, typer.Argument(help="The failed job: a directory of per-node/per-rank logs (recursive, .gz ok) or one log file.")],
+    setting: Annotated[str | None, typer.Option(help="Compare with the stored normal jobs of this setting (see `l4 normal`).")] = None,
+    normal: Annotated[list[Path] | None, typer.Option("--normal", help="A successful job of the same setting to compare with (repeatable); overrides --setting's pool.")] = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (report), json (CONTRACTS.md) or markdown.")] = ReportFormat.text,
+    top: Annotated[int, typer.Option(help="At most this many events in the output.")] = 10,
+    workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
+    verbose_report: Annotated[bool, typer.Option("--all-lines", help="Show every occurrence in the text report.")] = False,
+) -> None:
+    """Diagnose a failed job: failure-indicating events, faulty node, stage and iteration."""
+    from . import render
+    from .pipeline import analyze
+
+    with _user_errors(), _progress(fmt is ReportFormat.text) as progress:
+        analysis = analyze(job, normal_jobs=normal or None, setting=setting, top=top, workers=workers, progress=progress)
+    _print_warnings(analysis.warnings)
+    if fmt is ReportFormat.json:
+        sys.stdout.write(render.to_json(analysis.diagnosis) + "\n")
+    elif fmt is ReportFormat.markdown:
+        sys.stdout.write(render.to_markdown(analysis.diagnosis))
+    else:
+        render.render_terminal(analysis.diagnosis, out, verbose=verbose_report)
+
+
+# ------------------------------------------------------------------------------ normal
+
+normal_app = typer.Typer(help="The pool of successful jobs per setting, used to filter what is normal.", no_args_is_help=True)
+app.add_typer(normal_app, name="normal")
+
+
+@normal_app.command("add")
+def normal_add(
+    job: Annotated[Path, typer.Argument(help="A successful job (directory of logs or one file).")],
+    setting: Annotated[str, typer.Option(help="The setting it belongs to, e.g. llama70b-megatron-cuda.")],
+) -> None:
+    """Learn a successful job into the normal pool of a setting."""
+    from .extract.crossjob import add_normal_job
+
+    with _user_errors():
+        profile = add_normal_job(setting, job)
+    out.print(f"{setting}: {len(profile.jobs)} normal job(s), {len(profile.miner)} templates", markup=False)
+
+
+@normal_app.command("list")
+def normal_list(
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")] = OutputFormat.text,
+) -> None:
+    """List the settings that have normal jobs, and their jobs."""
+    from .extract.crossjob import list_pools
+
+    with _user_errors():
+        pools = list_pools()
+    if fmt is OutputFormat.json:
+        out.print_json(json.dumps([{"setting": s, "jobs": [{"job": j.job, "nodes": j.nodes, "lines": j.lines} for j in jobs]} for s, jobs in pools]))
+        return
+    if not pools:
+        out.print("No normal jobs stored. Add one with `l4 normal add JOB --setting NAME`.", markup=False)
+        return
+    table = Table()
+    for col in ("setting", "job", "nodes", "lines"):
+        table.add_column(col)
+    for setting_name, jobs in pools:
+        for j in jobs:
+            table.add_row(Text(setting_name), Text(j.job), str(j.nodes), f"{j.lines:,}")
+    out.print(table)
+
+
+@normal_app.command("remove")
+def normal_remove(
+    setting: Annotated[str, typer.Argument(help="The setting whose pool to change.")],
+    job: Annotated[Path | None, typer.Argument(help="The job to remove; without it the whole pool is removed.")] = None,
+) -> None:
+    """Remove a job from a setting's normal pool, or the whole pool."""
+    from .extract.crossjob import remove_normal
+
+    with _user_errors():
+        left = remove_normal(setting, job)
+    out.print(f"{setting}: {left} normal job(s) left", markup=False)
 
 
 def main() -> None:

@@ -14,11 +14,19 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .ingest import Job, SourceFile, open_job, read_lines
 from .mining import Miner, NodeScan, assign_templates, scan_lines
+from .schema import Diagnosis, EventOut, NodeOut, Occurrence
+
+if TYPE_CHECKING:
+    from .extract import Extraction
+    from .extract.crossjob import NormalProfile
+
+MAX_OCCURRENCES = 10_000  # CONTRACTS.md: then "occurrences_truncated": true
 
 PARALLEL_MIN_BYTES = 32 * 1024 * 1024  # below this, process start-up costs more than it saves
 
@@ -100,16 +108,18 @@ def mine_job(
     base: Miner | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    miner: Miner | None = None,
 ) -> MinedJob:
     """Read every file of a job and give each line a template id.
 
-    With ``base`` (a miner learned on normal jobs) templates are matched against it first.
+    With ``base`` (a miner learned on normal jobs) templates are matched against it first;
+    with ``miner`` the job is learned into that (shared) miner instead of a new one.
     """
     t0 = time.perf_counter()
     job = job_path if isinstance(job_path, Job) else open_job(job_path)
     scanned = _scan_all(job, workers, progress)
     t1 = time.perf_counter()
-    miner = Miner(base=base)
+    miner = miner if miner is not None else Miner(base=base)
     key_ids = assign_templates((scan for _, scan in scanned), miner)
     nodes: dict[str, NodeLog] = {}
     for source, scan in scanned:
@@ -179,3 +189,140 @@ def parse_job(job_path: Path | str, top: int = 10, workers: int | None = None, p
         timings=mined.timings,
         warnings=list(mined.warnings),
     )
+
+
+@dataclass
+class Analysis:
+    """A finished diagnosis plus what it came from (for baselines, chat, tickets)."""
+
+    diagnosis: Diagnosis
+    mined: MinedJob
+    extraction: Extraction
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+_PROFILE_CACHE: dict[tuple[str, ...], NormalProfile] = {}  # bench reuses a setting's profile across cases
+
+
+def resolve_profile(setting: str | None, normal_jobs: list[Path] | None, warnings: list[str]) -> NormalProfile | None:
+    """Normal jobs given explicitly win; else the stored pool of the setting; else none."""
+    from .extract.crossjob import learn_profile, load_profile
+
+    if normal_jobs:
+        key = tuple(str(Path(p).resolve()) for p in normal_jobs)
+        profile = _PROFILE_CACHE.get(key)
+        if profile is None:
+            profile = learn_profile(setting or "adhoc", [Path(p) for p in normal_jobs])
+            if len(_PROFILE_CACHE) > 16:
+                _PROFILE_CACHE.clear()
+            _PROFILE_CACHE[key] = profile
+        return profile
+    if setting:
+        profile = load_profile(setting)
+        if profile is None:
+            warnings.append(f"no normal jobs stored for setting {setting!r}: no cross-job filter (add some with `l4 normal add`)")
+        return profile
+    return None
+
+
+MAX_TEXTS_PER_EVENT = 200  # occurrences beyond this keep node and line, text comes from a sample
+
+
+def _fill_texts(mined: MinedJob, wanted: dict[str, set[int]]) -> dict[tuple[str, int], str]:
+    """Raw text of selected lines, re-read from their files (stopping early per file)."""
+    from .ingest import read_lines as _read
+
+    by_source: dict[Path, set[int]] = {}
+    for node, lines in wanted.items():
+        log = mined.nodes.get(node)
+        if log is not None and lines:
+            by_source.setdefault(log.source, set()).update(lines)
+    texts: dict[tuple[str, int], str] = {}
+    sources = {s.path: s for s in mined.job.sources}
+    for path, lines in by_source.items():
+        last = max(lines)
+        for line in _read(sources[path], []):
+            if line.lineno in lines:
+                texts[(line.node, line.lineno)] = line.text
+            if line.lineno >= last:
+                break
+    return texts
+
+
+def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) -> Diagnosis:
+    """The extractor's result in the Diagnosis contract (category etc. left to a reasoner)."""
+    events_out: list[EventOut] = []
+    occurrences: list[list[tuple[str, int]]] = []
+    wanted: dict[str, set[int]] = {}
+    for event in extraction.events[:top]:
+        occ: list[tuple[str, int]] = []
+        for node in event.nodes:
+            log = mined.nodes[node]
+            for lineno in log.lineno[log.template == event.tid].tolist():
+                occ.append((node, int(lineno)))
+        occ.sort()
+        occurrences.append(occ)
+        for node, lineno in occ[:MAX_TEXTS_PER_EVENT]:
+            wanted.setdefault(node, set()).add(lineno)
+    texts = _fill_texts(mined, wanted)
+    for event, occ in zip(extraction.events[:top], occurrences, strict=True):
+        truncated = len(occ) > MAX_OCCURRENCES
+        fallback = {node: mined.nodes[node].samples.get(event.tid, [""])[0] for node in event.nodes}
+        events_out.append(
+            EventOut(
+                template=event.template,
+                score=round(min(event.score, 1.0), 4),
+                reasons=event.reasons,
+                occurrences=[
+                    Occurrence(node=n, line=ln, text=texts.get((n, ln), fallback.get(n, "")))
+                    for n, ln in occ[:MAX_OCCURRENCES]
+                ],
+                occurrences_truncated=True if truncated else None,
+            )
+        )
+    return Diagnosis(
+        job=job,
+        symptom=extraction.symptom,  # type: ignore[arg-type]
+        stage=extraction.stage,  # type: ignore[arg-type]
+        iterations=extraction.iterations,
+        faulty_nodes=[NodeOut(node=n.node, score=min(n.score, 1.0), reason="; ".join(n.reasons)) for n in extraction.nodes],
+        events=events_out,
+    )
+
+
+def analyze(
+    job_path: Path | str,
+    *,
+    normal_jobs: list[Path] | None = None,
+    setting: str | None = None,
+    top: int = 10,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> Analysis:
+    """Diagnose a job: mine it against the normal jobs (if any), extract, and reason."""
+    from .extract import extract
+
+    warnings: list[str] = []
+    t0 = time.perf_counter()
+    profile = resolve_profile(setting, normal_jobs, warnings)
+    t1 = time.perf_counter()
+    mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
+    t2 = time.perf_counter()
+    extraction = extract(mined, profile)
+    t3 = time.perf_counter()
+    diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
+    t4 = time.perf_counter()
+    timings = {"normal_profile": t1 - t0, **mined.timings, "extract": t3 - t2, "render_events": t4 - t3}
+    return Analysis(
+        diagnosis=diagnosis,
+        mined=mined,
+        extraction=extraction,
+        timings=timings,
+        warnings=[*warnings, *mined.warnings],
+    )
+
+
+def diagnose(job_path: Path | str, **kwargs: object) -> Diagnosis:
+    """The public entry point: a job's logs in, a ``Diagnosis`` out."""
+    return analyze(job_path, **kwargs).diagnosis  # type: ignore[arg-type]

@@ -1,0 +1,51 @@
+"""Message shapes every distributed-training stack shares, by role.
+
+These are facts about PyTorch/NCCL/HCCL/launchers in general (a watchdog timeout is a
+consequence; a Python stack frame is context), not about any one log producer. They only
+*lower* an event's rank; selection itself rests on novelty, locality and timing, so an
+unknown format degrades gracefully instead of failing.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Consequences of a fault elsewhere: waiting on a peer, losing a peer, being torn down.
+CASCADE = re.compile(
+    r"(?i)("
+    r"time[d]?[ _-]?out|timeout|watchdog|deadline exceeded|"
+    r"connection (reset|refused|closed)|closed by (remote )?peer|broken pipe|remote (process|peer|rank)|"
+    r"peer .{0,40}(exited|closed|unreachable|lost|disconnect)|(exited|disconnected) unexpectedly|"
+    r"sigterm|sigkill|signal ?(9|15)\b|signals?\.SIG|terminat(e|ed|ing)|closing signal|received signal|"
+    r"killing (process|worker|rank)|sending process .{0,30} (closing|kill)|"
+    r"childfailed|child process|worker.{0,20}(failed|exited)|exitcode|exit code|exit status|"
+    r"aborting|abort(ed)? (the )?(job|communicator|process group)|"
+    r"elastic|rendezvous .{0,20}(closed|shutdown)|shutting down|teardown|stopping (the )?job|"
+    r"notify wait|wait(ing)? for .{0,40}(rank|peer|process)|barrier|"
+    r"failed to (send|recv|receive)|(send|recv) failed|"
+    r"comm(unicator)? .{0,20}abort|ncclRemoteError|nccl .{0,20}error.{0,30}remote"
+    r")"
+)
+
+# Context printed around an error, never the error itself.
+CONTEXT = re.compile(
+    r"(?i)("
+    r"^\s*traceback \(most recent call last\)|^\s*file \".*\", line|^\s*File <|^\s*\^+\s*$|"
+    r"^\s*[=\-*#~]{8,}\s*$|^\s*(time|host|rank|exitcode|error_file|traceback|local_rank|pid)\s*:|"
+    r"root cause \(first observed failure\)|^\s*failures:|no_other_failures|"
+    r"to enable traceback|see https?://|^\s*\[\d+\]:\s*$|^\s*raise |^\s*return |^\s*<\*>\s*$|"
+    r"during handling of the above exception|the above exception was the direct cause|"
+    r"^\s*\w+(\.\w+)*\(.*\)\s*$"
+    r")"
+)
+
+# Python exception lines ("RuntimeError: ...") are roots when nothing earlier explains them.
+EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|Fault)\b:?")
+
+
+def is_cascade(template: str) -> bool:
+    return bool(CASCADE.search(template))
+
+
+def is_context(template: str) -> bool:
+    return bool(CONTEXT.search(template))

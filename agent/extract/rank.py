@@ -1,0 +1,278 @@
+"""Combine cross-job, spatial and temporal signals into the failure-indicating events,
+the ranked faulty nodes, the stage, the iteration and the symptom.
+
+The paper reports every event that survives its filters; on real failures most of those
+are the crash cascade (every rank's timeout and teardown is "new"). We separate the root
+from its cascade by the order of things: the failure episode starts when progress stops
+(or slows, or, before training, with the last burst of novel events); inside it, the
+earliest novel event that is not a consequence (a wait, a timeout, a teardown, a stack
+frame) is the root, and the messages of the same origin next to it are its companions.
+Nodes are ranked by owning that root, by how many peers name them in cascade messages,
+by silence, by erring first, and by the Isolation Forest.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..mining import Masker
+from ..pipeline import MinedJob
+from . import lexicon, spatial, temporal
+from .crossjob import NormalProfile, Verdict, judge
+from .table import EventStats, EventTable, build_table
+
+MAX_EVENTS = 5
+MAX_NODES = 8
+COMPANION_SECONDS = 30.0  # messages of the same origin follow a root within this time
+
+
+@dataclass
+class EventCandidate:
+    tid: int
+    template: str
+    score: float
+    reasons: list[str]
+    nodes: list[str]
+    first_ts: float
+    role: str  # root | companion | cascade | context | noise
+
+
+@dataclass
+class NodeCandidate:
+    node: str
+    score: float
+    reasons: list[str]
+
+
+@dataclass
+class Extraction:
+    events: list[EventCandidate]  # failure-indicating events, most likely root first
+    nodes: list[NodeCandidate]
+    stage: str
+    iterations: list[int]
+    symptom: str
+    scope: str  # node_local | global | unknown
+    timeline: temporal.Timeline
+    table: EventTable
+    cascades: list[EventCandidate] = field(default_factory=list)  # consequences, for context
+    abnormal_iterations: list[temporal.IterationAnomaly] = field(default_factory=list)
+    normal_jobs: int = 0
+
+
+def _spread(stats: EventStats, n_nodes: int) -> float:
+    return len(stats.per_node) / max(n_nodes, 1)
+
+
+def _episode_start(timeline: temporal.Timeline, kept: list[tuple[EventStats, Verdict]]) -> float:
+    """When the failure began: the progress stop, the slowdown, or the last burst of novelty."""
+    if timeline.has_training:
+        if timeline.slowdown and timeline.slowdown_iteration >= 0:
+            for prog in timeline.per_node.values():
+                hit = np.flatnonzero(prog.iteration >= timeline.slowdown_iteration)
+                if len(hit) and not math.isnan(prog.ts[hit[0]]):
+                    return float(prog.ts[hit[0]])
+        return timeline.last_progress_ts
+    # Before training: walk back from the end through novel events until a long quiet gap.
+    times = sorted(
+        (s.first_ts for s, v in kept if v.weight >= 0.6 and not math.isnan(s.first_ts)), reverse=True
+    )
+    if not times:
+        return timeline.end_ts
+    start = times[0]
+    for t in times[1:]:
+        if start - t > 300.0:
+            break
+        start = t
+    return start
+
+
+def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction:
+    """Run the L4 statistics over a mined job (mined against ``profile.miner`` when given)."""
+    masker = Masker()
+    progress_tids = temporal.progress_templates(mined)
+    skew = temporal.estimate_skew(mined, progress_tids)
+    table = build_table(mined, skew)
+    timeline = temporal.build_timeline(mined, table, progress_tids)
+    n_nodes = len(table.node_names)
+
+    kept: list[tuple[EventStats, Verdict]] = []
+    for tid, stats in table.events.items():
+        if tid in progress_tids:
+            continue
+        verdict = judge(profile, tid, max(s.count for s in stats.per_node.values()))
+        if verdict.keep:
+            kept.append((stats, verdict))
+
+    onset = _episode_start(timeline, kept)
+    step = timeline.step_seconds if not math.isnan(timeline.step_seconds) else 10.0
+    lead = max(60.0, 3 * step)  # a root may precede the last progress line by a few steps
+    window_start = onset - lead if not math.isnan(onset) else -math.inf
+
+    # ---- classify kept events
+    scored: list[EventCandidate] = []
+    for stats, verdict in kept:
+        template = stats.template
+        first = stats.first_ts
+        spread = _spread(stats, n_nodes)
+        reasons = [verdict.reason]
+        if lexicon.is_context(template):
+            role = "context"
+        elif lexicon.is_cascade(template):
+            role = "cascade"
+        else:
+            role = "candidate"
+        in_episode = math.isnan(first) or first >= window_start
+        score = verdict.weight
+        if not in_episode:
+            score *= 0.15
+            reasons.append("before the failure episode")
+        if spread <= 0.25:
+            reasons.append("only on " + ", ".join(stats.nodes[:3]) + (" ..." if len(stats.nodes) > 3 else ""))
+        elif spread >= 0.75:
+            reasons.append(f"on {len(stats.per_node)}/{n_nodes} nodes")
+        if stats.max_level >= 4:
+            score *= 1.1
+        scored.append(EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role))
+
+    # ---- the root: earliest strong non-consequence in the episode
+    def time_key(e: EventCandidate) -> float:
+        return e.first_ts if not math.isnan(e.first_ts) else math.inf
+
+    in_window = [e for e in scored if e.score >= 0.3]
+    roots_pool = sorted((e for e in in_window if e.role == "candidate"), key=time_key)
+    cascades = sorted((e for e in in_window if e.role == "cascade"), key=time_key)
+    if not roots_pool:
+        # Only consequences are left (a silent node, a dead host): they are the evidence.
+        roots_pool = cascades
+        cascades = []
+    events: list[EventCandidate] = []
+    if roots_pool:
+        strongest = max(e.score for e in roots_pool)
+        root = next(e for e in roots_pool if e.score >= 0.6 * strongest)
+        root.role = "root"
+        root.reasons.insert(0, "earliest novel event of the failure episode")
+        events.append(root)
+        root_nodes = set(root.nodes)
+        for e in roots_pool:
+            if e is root or len(events) >= MAX_EVENTS:
+                continue
+            close = not math.isnan(e.first_ts) and not math.isnan(root.first_ts) and (
+                abs(e.first_ts - root.first_ts) <= COMPANION_SECONDS
+            )
+            same_origin = set(e.nodes) <= root_nodes or set(e.nodes) == root_nodes
+            if close and same_origin and e.score >= 0.5 * root.score:
+                e.role = "companion"
+                e.reasons.insert(0, "follows the root on the same node(s)")
+                events.append(e)
+
+    root_event = events[0] if events else None
+    root_stats = table.events[root_event.tid] if root_event else None
+    scope = "unknown"
+    if root_stats is not None:
+        spread = _spread(root_stats, n_nodes)
+        scope = "global" if spread >= 0.75 and n_nodes >= 2 else "node_local"
+
+    # ---- nodes
+    identities = spatial.node_identities(mined, table, masker)
+    blame_tids = [e.tid for e in scored if e.role in ("cascade", "candidate", "root", "companion") and e.score >= 0.3]
+    blame = spatial.blame_graph(mined, table, blame_tids, identities, masker)
+    forest = spatial.isolation_forest(table, [s.tid for s, _ in kept])
+    nodes = _rank_nodes(table, timeline, root_stats, scope, blame, forest, scored)
+
+    # ---- stage, iterations, symptom
+    marks = temporal.stage_marks(mined, progress_tids)
+    stage = "unknown"
+    iterations: list[int] = []
+    anchor_node, anchor_ts = None, onset
+    if root_stats is not None:
+        anchor_node = root_stats.first_node()
+        node_stats = root_stats.per_node[anchor_node]
+        stage = temporal.stage_at(mined.nodes[anchor_node], node_stats.first_pos, marks)
+        anchor_ts = node_stats.first_ts
+    elif mined.nodes:
+        anchor_node = max(mined.nodes, key=lambda n: len(mined.nodes[n]))
+        log = mined.nodes[anchor_node]
+        stage = temporal.stage_at(log, len(log) - 1, marks)
+    if timeline.has_training and stage in ("training", "checkpoint"):
+        if timeline.slowdown:
+            iterations = [timeline.slowdown_iteration]
+        if math.isnan(anchor_ts) or (timeline.hang and anchor_ts > timeline.last_progress_ts):
+            anchor_ts = timeline.last_progress_ts
+        for it in temporal.iteration_at(timeline, anchor_node, anchor_ts):
+            if it not in iterations:
+                iterations.append(it)
+    anomalies = temporal.abnormal_iterations(mined, timeline, progress_tids) if timeline.has_training else []
+    if not timeline.has_training:
+        symptom = "launching_failure"
+    elif timeline.hang or timeline.slowdown:
+        symptom = "abnormal_behavior"
+    else:
+        symptom = "training_crash"
+
+    return Extraction(
+        events=events,
+        nodes=nodes,
+        stage=stage,
+        iterations=iterations[:3],
+        symptom=symptom,
+        scope=scope,
+        timeline=timeline,
+        table=table,
+        cascades=cascades[:5],
+        abnormal_iterations=anomalies,
+        normal_jobs=len(profile.jobs) if profile else 0,
+    )
+
+
+def _rank_nodes(
+    table: EventTable,
+    timeline: temporal.Timeline,
+    root: EventStats | None,
+    scope: str,
+    blame: spatial.Blame,
+    forest: spatial.ForestResult,
+    scored: list[EventCandidate],
+) -> list[NodeCandidate]:
+    names = table.node_names
+    score = {n: 0.0 for n in names}
+    reasons: dict[str, list[str]] = {n: [] for n in names}
+    if root is not None and scope == "node_local":
+        order = sorted(root.per_node, key=lambda n: (math.isnan(root.per_node[n].first_ts), root.per_node[n].first_ts))
+        for i, node in enumerate(order):
+            score[node] += 0.45 * (1.0 if i == 0 else 0.7)
+            reasons[node].append("prints the root event" + (" first" if i == 0 and len(order) > 1 else ""))
+    for node, value in blame.score.items():
+        if value > 0:
+            score[node] += 0.3 * min(1.0, value * 2)
+            reasons[node].append(f"named by {len(blame.edges.get(node, ()))} peer(s) in failure messages")
+    for node in timeline.silent_nodes:
+        score[node] += 0.2
+        reasons[node].append("stopped logging before the others")
+    for node in timeline.stalled_nodes:
+        if node not in timeline.silent_nodes:
+            score[node] += 0.1
+            reasons[node].append("stopped making progress before the others")
+    # First deviation: who printed a strong event first.
+    firsts: dict[str, float] = {}
+    for e in scored:
+        if e.score < 0.5 or e.role == "context":
+            continue
+        for node, stats in table.events[e.tid].per_node.items():
+            if not math.isnan(stats.first_ts):
+                firsts[node] = min(firsts.get(node, math.inf), stats.first_ts)
+    if firsts:
+        earliest = min(firsts.values())
+        for node, t in firsts.items():
+            if t - earliest <= 1.0:
+                score[node] += 0.1
+                reasons[node].append("deviated first")
+    for node, value in forest.score.items():
+        score[node] += 0.1 * value
+        if value >= 0.8:
+            reasons[node].append("event counts unlike its peers (isolation forest)")
+    ranked = sorted(names, key=lambda n: (-score[n], n))
+    out = [NodeCandidate(n, round(score[n], 4), reasons[n]) for n in ranked if score[n] >= 0.12 and reasons[n]]
+    return out[:MAX_NODES]

@@ -1,0 +1,138 @@
+"""Spatial comparison: which nodes differ from their peers, and which events make them differ.
+
+The paper's signal is an Isolation Forest over per-node event-count vectors. On its own it
+often ranks a *peer* of the faulty node first, because peers log cascade errors (timeouts
+waiting for the faulty node) that outnumber the faulty node's own lines. Three more
+signals fix that:
+
+- **blame**: cascade messages name the peer they wait on (rank, IP, host). Mapping those
+  values back to the node that owns them gives a graph; the node many others point at is
+  the one everyone waits on;
+- **identity**: a node owns the values that sit in the same slot of a message every node
+  prints (its rank in ``[Rank 3] iteration ...``, its IP in the NCCL bootstrap line);
+- **first deviation** and **silence** (computed in temporal/rank): the faulty node usually
+  errs first, or stops logging while the others go on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..mining import Masker
+from ..pipeline import MinedJob
+from .table import EventTable
+
+IDENTITY_KINDS = ("RANK", "IP", "NODE")
+_IP_ONLY = re.compile(r":\d+$")
+
+
+@dataclass
+class ForestResult:
+    score: dict[str, float]  # node -> anomaly degree in [0, 1]
+    drivers: dict[str, list[int]]  # node -> template ids that make it stand out, strongest first
+
+
+def isolation_forest(table: EventTable, features: list[int], seed: int = 0) -> ForestResult:
+    """Isolation Forest over log1p event counts per node (the L4 paper's spatial step)."""
+    nodes = table.node_names
+    if len(nodes) < 3 or not features:
+        return ForestResult({n: 0.0 for n in nodes}, {n: [] for n in nodes})
+    matrix = np.zeros((len(nodes), len(features)))
+    index = {n: i for i, n in enumerate(nodes)}
+    for j, tid in enumerate(features):
+        for node, stats in table.events[tid].per_node.items():
+            matrix[index[node], j] = np.log1p(stats.count)
+    from sklearn.ensemble import IsolationForest  # heavy import, only when needed
+
+    forest = IsolationForest(n_estimators=100, random_state=seed, contamination="auto")
+    forest.fit(matrix)
+    raw = -forest.score_samples(matrix)  # higher = easier to isolate = more anomalous
+    lo, hi = float(raw.min()), float(raw.max())
+    norm = (raw - lo) / (hi - lo) if hi > lo else np.zeros_like(raw)
+    median = np.median(matrix, axis=0)
+    mad = np.median(np.abs(matrix - median), axis=0)
+    deviation = np.abs(matrix - median) / (mad + 1.0)
+    drivers = {}
+    for i, node in enumerate(nodes):
+        order = np.argsort(-deviation[i])
+        drivers[node] = [features[j] for j in order[:5].tolist() if deviation[i, j] > 0.5]
+    return ForestResult({n: float(norm[index[n]]) for n in nodes}, drivers)
+
+
+def _norm_value(kind: str, value: str) -> str:
+    if kind == "IP":
+        return _IP_ONLY.sub("", value)
+    if kind == "RANK":
+        return str(int(value)) if value.isdigit() else value
+    return value
+
+
+def node_identities(mined: MinedJob, table: EventTable, masker: Masker) -> dict[tuple[str, str], str]:
+    """(kind, value) -> the node it identifies.
+
+    A message printed by most nodes, whose RANK/IP/NODE slot holds a different value on
+    each node, tells each node's own identity; node names themselves identify too."""
+    owners: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    n_nodes = len(table.node_names)
+    for name in table.node_names:
+        owners[("NODE", name)][name] += 10
+        digits = re.search(r"(\d+)$", name)
+        if name.startswith("rank") and digits:
+            owners[("RANK", str(int(digits.group(1))))][name] += 10
+    for tid, stats in table.events.items():
+        if len(stats.per_node) < max(2, n_nodes // 2):
+            continue
+        slot_values: dict[tuple[int, str], dict[str, str]] = defaultdict(dict)
+        for node in stats.per_node:
+            samples = mined.nodes[node].samples.get(tid) or []
+            if not samples:
+                continue
+            for slot, (kind, value) in enumerate(masker.params(samples[0])):
+                if kind in IDENTITY_KINDS:
+                    slot_values[(slot, kind)][node] = _norm_value(kind, value)
+        for (_, kind), values in slot_values.items():
+            distinct = set(values.values())
+            # An identity slot: (almost) every node shows its own value.
+            if len(values) >= 2 and len(distinct) >= 0.8 * len(values):
+                for node, value in values.items():
+                    owners[(kind, value)][node] += 1
+    return {key: counter.most_common(1)[0][0] for key, counter in owners.items()}
+
+
+@dataclass
+class Blame:
+    score: dict[str, float]  # node -> share of other nodes that name it
+    edges: dict[str, set[str]]  # blamed node -> nodes naming it
+    events: dict[str, set[int]]  # blamed node -> templates that name it
+
+
+def blame_graph(
+    mined: MinedJob,
+    table: EventTable,
+    candidate_tids: list[int],
+    identities: dict[tuple[str, str], str],
+    masker: Masker,
+) -> Blame:
+    """Who names whom in failure-time messages (timeouts, connection errors, waits)."""
+    edges: dict[str, set[str]] = defaultdict(set)
+    events: dict[str, set[int]] = defaultdict(set)
+    for tid in candidate_tids:
+        stats = table.events[tid]
+        for node in stats.per_node:
+            log = mined.nodes[node]
+            texts = [*(log.samples.get(tid) or []), log.last_text.get(tid, "")]
+            for text in texts:
+                for kind, value in masker.params(text):
+                    if kind not in IDENTITY_KINDS:
+                        continue
+                    owner = identities.get((kind, _norm_value(kind, value)))
+                    if owner and owner != node:
+                        edges[owner].add(node)
+                        events[owner].add(tid)
+    others = max(len(table.node_names) - 1, 1)
+    score = {n: len(edges.get(n, ())) / others for n in table.node_names}
+    return Blame(score=score, edges=dict(edges), events=dict(events))

@@ -1,0 +1,112 @@
+"""Per-event statistics of one mined job: who printed each template, how often, and when.
+
+Every extractor reads this table instead of the raw line arrays. Times are corrected for
+per-node clock skew (estimated by ``temporal.estimate_skew``) so "who erred first" compares
+like with like.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..pipeline import MinedJob
+
+ERROR_LEVEL = 4  # mining.LEVEL_CODES["ERROR"]
+
+
+@dataclass
+class NodeEventStats:
+    count: int
+    first_pos: int  # index into the node's arrays
+    last_pos: int
+    first_ts: float  # skew-corrected, NaN unknown
+    last_ts: float
+
+
+@dataclass
+class EventStats:
+    """One template across the job."""
+
+    tid: int
+    template: str
+    per_node: dict[str, NodeEventStats] = field(default_factory=dict)
+    max_level: int = 0
+    has_iteration: bool = False
+
+    @property
+    def total(self) -> int:
+        return sum(s.count for s in self.per_node.values())
+
+    @property
+    def nodes(self) -> list[str]:
+        return sorted(self.per_node)
+
+    @property
+    def first_ts(self) -> float:
+        times = [s.first_ts for s in self.per_node.values() if not math.isnan(s.first_ts)]
+        return min(times) if times else math.nan
+
+    def first_node(self) -> str:
+        """The node that printed it first (by corrected time, then by name)."""
+        return min(
+            self.per_node,
+            key=lambda n: (math.isnan(self.per_node[n].first_ts), self.per_node[n].first_ts, n),
+        )
+
+
+@dataclass
+class EventTable:
+    events: dict[int, EventStats]
+    node_names: list[str]
+    skew: dict[str, float]
+    node_first_ts: dict[str, float]
+    node_last_ts: dict[str, float]
+
+    def corrected(self, node: str, ts: float) -> float:
+        return ts - self.skew.get(node, 0.0)
+
+
+def _finite_edge(ts: np.ndarray, last: bool) -> float:
+    finite = np.flatnonzero(~np.isnan(ts))
+    if not len(finite):
+        return math.nan
+    return float(ts[finite[-1] if last else finite[0]])
+
+
+def build_table(mined: MinedJob, skew: dict[str, float] | None = None) -> EventTable:
+    """Count, first/last position and time of every template on every node."""
+    skew = skew or {}
+    events: dict[int, EventStats] = {}
+    node_first: dict[str, float] = {}
+    node_last: dict[str, float] = {}
+    for name, log in mined.nodes.items():
+        offset = skew.get(name, 0.0)
+        node_first[name] = _finite_edge(log.ts, last=False) - offset
+        node_last[name] = _finite_edge(log.ts, last=True) - offset
+        order = np.argsort(log.template, kind="stable")
+        sorted_tids = log.template[order]
+        starts = np.flatnonzero(np.r_[True, sorted_tids[1:] != sorted_tids[:-1]])
+        ends = np.r_[starts[1:], len(sorted_tids)]
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            positions = order[start:end]
+            tid = int(sorted_tids[start])
+            first, last = int(positions[0]), int(positions[-1])
+            stats = events.get(tid)
+            if stats is None:
+                stats = events[tid] = EventStats(tid=tid, template=mined.miner.template(tid))
+            stats.per_node[name] = NodeEventStats(
+                count=end - start,
+                first_pos=first,
+                last_pos=last,
+                first_ts=float(log.ts[first]) - offset,
+                last_ts=float(log.ts[last]) - offset,
+            )
+            stats.max_level = max(stats.max_level, int(log.level[positions].max()))
+            if not stats.has_iteration and log.iteration[first] >= 0:
+                stats.has_iteration = True
+    return EventTable(
+        events=events, node_names=sorted(mined.nodes), skew=skew, node_first_ts=node_first, node_last_ts=node_last
+    )

@@ -1,0 +1,392 @@
+"""Temporal comparison: clock skew, progress, stages, hangs/slowdowns, abnormal iterations.
+
+Training is synchronous, so every node logs the same iteration at (nearly) the same real
+time: that gives per-node clock skew and a shared progress timeline. From the timeline:
+when progress stopped (the failure onset), whether the job hung (progress stops, logs go
+quiet) or slowed down (iteration time jumps), and which iteration was in flight.
+Stages come from rules over message templates that hold across Megatron, DeepSpeed,
+torch_npu/MindSpeed and generic logs. Following the L4 paper, each logged iteration is
+an event sequence compared by DTW with the previous ten; a three-sigma rule flags
+iterations whose sequence is unlike their predecessors.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..pipeline import MinedJob, NodeLog
+from .table import EventTable
+
+# ------------------------------------------------------------------------------ stages
+
+_CKPT_SAVE_DONE = re.compile(
+    r"(?i)(successfully\s+saved|saved\s+(the\s+)?checkpoint|checkpoint\s+(is\s+)?saved|save[d]?\b.*\b(done|complete|finished))"
+)
+_CKPT_SAVE = re.compile(r"(?i)(\bsav(e|ing)\b.{0,40}(checkpoint|ckpt|state)|(checkpoint|ckpt).{0,40}\bsav(e|ing)\b|save_checkpoint)")
+_MODEL_LOADING = re.compile(
+    r"(?i)(load(ing|ed)?\b.{0,40}(checkpoint|ckpt|model|weights|state.?dict|shard)|build(ing)?\s+(the\s+)?(gpt\s+)?model"
+    r"|number of parameters|model (config|architecture|parallel)|parameters? on (\(tensor|rank)|initiali[sz]\w* (the )?model"
+    r"|load_checkpoint|from_pretrained)"
+)
+_DATA_LOADING = re.compile(
+    r"(?i)(dataset|dataloader|data loader|tokeni[sz]|\bsamples?\b.{0,20}(index|mapping|shuffle)|index (file|map)|"
+    r"data.?(path|prefix|split|cache)|building (train|valid|test)|\bshuffle)"
+)
+_INIT = re.compile(
+    r"(?i)(init_process_group|rendezvous|\bnccl\b|\bhccl\b|world.?size|master_addr|master_port|environment|"
+    r"\bversion\b|\bpip\b|install|launch|torchrun|elastic|process.?group|visible.?devices|device count|"
+    r"initiali[sz](e|ing|ed)\b|local.?rank|\bpid\b)"
+)
+_PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|ms/it|it/s|tflops)")
+
+STAGE_ORDER = ("init", "model_loading", "data_loading", "training", "checkpoint")
+
+
+def stage_of_template(template: str) -> str | None:
+    """The stage a message marks, or None when it marks none."""
+    if _CKPT_SAVE_DONE.search(template):
+        return "checkpoint_done"
+    if _CKPT_SAVE.search(template):
+        return "checkpoint"
+    if _MODEL_LOADING.search(template):
+        return "model_loading"
+    if _DATA_LOADING.search(template):
+        return "data_loading"
+    if _INIT.search(template):
+        return "init"
+    return None
+
+
+# ---------------------------------------------------------------------------- progress
+
+
+@dataclass
+class Progress:
+    """Iteration lines of one node: position, iteration number, corrected time."""
+
+    pos: np.ndarray
+    iteration: np.ndarray
+    ts: np.ndarray
+
+
+def progress_templates(mined: MinedJob) -> set[int]:
+    """Templates that log training progress: they carry an iteration number that grows,
+    recur on most nodes, and (usually) report loss/lr/time."""
+    counts: dict[int, int] = defaultdict(int)
+    nodes_with: dict[int, int] = defaultdict(int)
+    increasing: dict[int, int] = defaultdict(int)
+    for log in mined.nodes.values():
+        mask = log.iteration >= 0
+        if not mask.any():
+            continue
+        tids = log.template[mask]
+        iters = log.iteration[mask]
+        for tid in np.unique(tids).tolist():
+            sel = iters[tids == tid]
+            counts[tid] += len(sel)
+            nodes_with[tid] += 1
+            if len(sel) >= 3 and np.mean(np.diff(sel) >= 0) >= 0.9 and sel[-1] > sel[0]:
+                increasing[tid] += 1
+    n_nodes = max(len(mined.nodes), 1)
+    chosen = {
+        tid
+        for tid in counts
+        if increasing[tid] >= max(1, nodes_with[tid] // 2) and nodes_with[tid] >= max(1, n_nodes // 2) and counts[tid] >= 3 * nodes_with[tid]
+    }
+    if not chosen:
+        return set()
+    hinted = {tid for tid in chosen if _PROGRESS_HINT.search(mined.miner.template(tid))}
+    return hinted or chosen
+
+
+def node_progress(log: NodeLog, progress_tids: set[int], offset: float) -> Progress:
+    if not progress_tids:
+        empty = np.array([], dtype=np.int64)
+        return Progress(empty, empty, np.array([], dtype=float))
+    mask = np.isin(log.template, list(progress_tids)) & (log.iteration >= 0)
+    pos = np.flatnonzero(mask)
+    return Progress(pos=pos, iteration=log.iteration[pos].astype(np.int64), ts=log.ts[pos] - offset)
+
+
+def estimate_skew(mined: MinedJob, progress_tids: set[int]) -> dict[str, float]:
+    """Per-node clock offset (seconds) against the job's median clock.
+
+    Prefer iteration lines (the same iteration ends at the same moment everywhere); else
+    messages every node prints exactly once (distributed init, "training started")."""
+    samples: dict[str, list[float]] = defaultdict(list)
+    if progress_tids:
+        by_iter: dict[int, dict[str, float]] = defaultdict(dict)
+        for name, log in mined.nodes.items():
+            prog = node_progress(log, progress_tids, 0.0)
+            for it, ts in zip(prog.iteration.tolist(), prog.ts.tolist(), strict=True):
+                if not math.isnan(ts) and name not in by_iter[it]:
+                    by_iter[it][name] = ts
+        shared = [times for times in by_iter.values() if len(times) >= max(2, len(mined.nodes) // 2)]
+        for times in shared[-200:]:
+            mid = float(np.median(list(times.values())))
+            for name, ts in times.items():
+                samples[name].append(ts - mid)
+    if not samples:
+        once: dict[int, dict[str, float]] = defaultdict(dict)
+        for name, log in mined.nodes.items():
+            tids, first, counts = np.unique(log.template, return_index=True, return_counts=True)
+            for tid, pos in zip(tids[counts == 1].tolist(), first[counts == 1].tolist(), strict=True):
+                ts = float(log.ts[pos])
+                if not math.isnan(ts):
+                    once[tid][name] = ts
+        for times in once.values():
+            if len(times) >= max(2, int(0.8 * len(mined.nodes))):
+                mid = float(np.median(list(times.values())))
+                for name, ts in times.items():
+                    samples[name].append(ts - mid)
+    return {name: float(np.median(vals)) for name, vals in samples.items() if vals}
+
+
+# ---------------------------------------------------------------------- timeline facts
+
+
+@dataclass
+class Timeline:
+    """What the job's progress says about the failure."""
+
+    has_training: bool
+    last_progress_ts: float  # corrected; NaN without training
+    last_iteration: int  # highest iteration logged by any node; -1 without training
+    iteration_interval: int  # iterations between consecutive progress lines (median)
+    step_seconds: float  # median seconds per logged progress line
+    end_ts: float  # last line of the job (corrected)
+    onset_ts: float  # best estimate of when things went wrong
+    hang: bool = False
+    hang_seconds: float = 0.0
+    slowdown: bool = False
+    slowdown_ratio: float = 1.0
+    slowdown_iteration: int = -1
+    stalled_nodes: list[str] = field(default_factory=list)  # stopped progressing before the others
+    silent_nodes: list[str] = field(default_factory=list)  # stopped logging well before the others
+    per_node: dict[str, Progress] = field(default_factory=dict)
+
+
+def _median_step(per_node: dict[str, Progress]) -> tuple[int, float]:
+    iter_steps: list[float] = []
+    time_steps: list[float] = []
+    for prog in per_node.values():
+        if len(prog.iteration) >= 2:
+            iter_steps.extend(np.diff(prog.iteration).tolist())
+            dt = np.diff(prog.ts)
+            time_steps.extend(dt[~np.isnan(dt)].tolist())
+    interval = int(np.median([s for s in iter_steps if s > 0])) if any(s > 0 for s in iter_steps) else 1
+    step = float(np.median([t for t in time_steps if t >= 0])) if time_steps else math.nan
+    return max(interval, 1), step
+
+
+def build_timeline(mined: MinedJob, table: EventTable, progress_tids: set[int]) -> Timeline:
+    per_node = {
+        name: node_progress(log, progress_tids, table.skew.get(name, 0.0)) for name, log in mined.nodes.items()
+    }
+    end_ts = max((t for t in table.node_last_ts.values() if not math.isnan(t)), default=math.nan)
+    trained = {n: p for n, p in per_node.items() if len(p.pos)}
+    if not trained:
+        return Timeline(False, math.nan, -1, 1, math.nan, end_ts, end_ts, per_node=per_node)
+    interval, step = _median_step(trained)
+    last_iter = max(int(p.iteration.max()) for p in trained.values())
+    last_ts_by_node = {n: float(np.nanmax(p.ts)) if np.isfinite(p.ts).any() else math.nan for n, p in trained.items()}
+    last_progress = max((t for t in last_ts_by_node.values() if not math.isnan(t)), default=math.nan)
+    timeline = Timeline(True, last_progress, last_iter, interval, step, end_ts, last_progress, per_node=per_node)
+
+    # Nodes whose progress stopped before the rest of the job's did.
+    max_by_node = {n: int(p.iteration.max()) for n, p in trained.items()}
+    if len(trained) >= 3:
+        typical = float(np.median(list(max_by_node.values())))
+        timeline.stalled_nodes = sorted(n for n, m in max_by_node.items() if m < typical - interval)
+    # Nodes that stopped logging long before the others (dead host, killed process).
+    quiet_gap = max(60.0, 20 * step) if not math.isnan(step) else 60.0
+    lasts = {n: t for n, t in table.node_last_ts.items() if not math.isnan(t)}
+    if len(lasts) >= 3:
+        typical_last = float(np.median(list(lasts.values())))
+        timeline.silent_nodes = sorted(n for n, t in lasts.items() if t < typical_last - quiet_gap)
+
+    # Hang: progress stopped and the job went on (quietly) far longer than an iteration takes.
+    if not math.isnan(step) and not math.isnan(end_ts) and not math.isnan(last_progress):
+        gap = end_ts - last_progress
+        timeline.hang_seconds = gap
+        timeline.hang = gap > max(120.0, 30 * step)
+    _detect_slowdown(timeline, trained)
+    return timeline
+
+
+def _detect_slowdown(timeline: Timeline, trained: dict[str, Progress]) -> None:
+    """Seconds per iteration, median over nodes per logged iteration; a lasting jump >= 1.6x."""
+    per_iter: dict[int, list[float]] = defaultdict(list)
+    for prog in trained.values():
+        if len(prog.iteration) < 3:
+            continue
+        d_iter = np.diff(prog.iteration)
+        d_ts = np.diff(prog.ts)
+        ok = (d_iter > 0) & ~np.isnan(d_ts)
+        for it, rate in zip(prog.iteration[1:][ok].tolist(), (d_ts[ok] / d_iter[ok]).tolist(), strict=True):
+            per_iter[it].append(rate)
+    if len(per_iter) < 12:
+        return
+    iters = sorted(per_iter)
+    rates = np.array([float(np.median(per_iter[i])) for i in iters])
+    baseline = float(np.median(rates[: max(5, len(rates) // 3)]))
+    if baseline <= 0:
+        return
+    slow = rates >= 1.6 * baseline
+    # The onset is the first iteration from which most later iterations stay slow.
+    for k in range(len(rates) - 4):
+        tail = slow[k:]
+        if slow[k] and tail.mean() >= 0.8 and len(tail) >= 5:
+            timeline.slowdown = True
+            timeline.slowdown_ratio = float(np.median(rates[k:]) / baseline)
+            timeline.slowdown_iteration = iters[k]
+            return
+
+
+# ---------------------------------------------------------------------------- stages
+
+
+def stage_marks(mined: MinedJob, progress_tids: set[int]) -> dict[int, str]:
+    """Stage marked by each template that marks one."""
+    marks: dict[int, str] = {}
+    for tid, template in mined.miner.templates().items():
+        if tid in progress_tids:
+            marks[tid] = "training"
+            continue
+        stage = stage_of_template(template)
+        if stage:
+            marks[tid] = stage
+    return marks
+
+
+def stage_at(log: NodeLog, pos: int, marks: dict[int, str]) -> str:
+    """The stage a node was in at line position ``pos`` (markers up to and including it).
+
+    Before training the latest loading marker wins (frameworks load model and data in
+    either order), but init-like lines (NCCL/HCCL set-up happens lazily) never send the
+    stage back to init. Once training began only checkpoint saves change it."""
+    stage = "init"
+    trained = False
+    tids = log.template[: pos + 1]
+    for p in np.flatnonzero(np.isin(tids, list(marks))).tolist():
+        mark = marks[int(tids[p])]
+        if mark == "training":
+            stage, trained = "training", True
+        elif mark == "checkpoint":
+            stage = "checkpoint" if trained else stage
+        elif mark == "checkpoint_done":
+            stage = "training" if trained else stage
+        elif not trained and mark != "init":
+            stage = mark
+    return stage
+
+
+# ------------------------------------------------------------------------ iterations
+
+
+def iteration_at(timeline: Timeline, node: str | None, ts: float) -> list[int]:
+    """The iteration in flight at corrected time ``ts``: extrapolated from the progress rate,
+    then the last logged one."""
+    if not timeline.has_training:
+        return []
+    progs = [timeline.per_node[node]] if node in timeline.per_node and len(timeline.per_node[node].pos) else []
+    progs = progs or [p for p in timeline.per_node.values() if len(p.pos)]
+    best_it, best_ts = -1, -math.inf
+    for prog in progs:
+        ok = ~np.isnan(prog.ts)
+        before = ok & (prog.ts <= ts) if not math.isnan(ts) else ok
+        if before.any():
+            idx = np.flatnonzero(before)[-1]
+            if prog.ts[idx] > best_ts or (prog.ts[idx] == best_ts and prog.iteration[idx] > best_it):
+                best_it, best_ts = int(prog.iteration[idx]), float(prog.ts[idx])
+    if best_it < 0:
+        first = min(int(p.iteration[0]) for p in progs)
+        return [first]
+    candidates = []
+    step_s = timeline.step_seconds
+    if not math.isnan(step_s) and step_s > 0 and not math.isnan(ts):
+        per_iter = step_s / timeline.iteration_interval
+        ahead = int((ts - best_ts) / per_iter) + 1
+        ahead = max(1, min(ahead, timeline.iteration_interval))
+        candidates.append(best_it + ahead)
+    candidates.append(best_it + 1)
+    seen: list[int] = []
+    for c in candidates:
+        if c not in seen:
+            seen.append(c)
+    return seen
+
+
+# ---------------------------------------------------------------- DTW over iterations
+
+
+def _dtw(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    """DTW distance with 0/1 event cost, normalised by the longer sequence."""
+    if a == b:
+        return 0.0
+    if not a or not b:
+        return 1.0
+    n, m = len(a), len(b)
+    prev = [math.inf] * (m + 1)
+    prev[0] = 0.0
+    for i in range(1, n + 1):
+        cur = [math.inf] * (m + 1)
+        ai = a[i - 1]
+        for j in range(1, m + 1):
+            cost = 0.0 if ai == b[j - 1] else 1.0
+            cur[j] = cost + min(prev[j], prev[j - 1], cur[j - 1])
+        prev = cur
+    return prev[m] / max(n, m)
+
+
+@dataclass
+class IterationAnomaly:
+    node: str
+    iteration: int
+    similarity: float
+    extra_tids: list[int]  # events in this iteration that its window did not have
+
+
+MAX_SEQUENCE = 40  # events per iteration compared; longer iterations are clipped
+MAX_ITERATIONS = 2000  # most recent logged iterations examined per node
+WINDOW = 10
+
+
+def abnormal_iterations(mined: MinedJob, timeline: Timeline, ignore: set[int]) -> list[IterationAnomaly]:
+    """The paper's temporal comparison: DTW similarity to the previous ten, three-sigma rule."""
+    found: list[IterationAnomaly] = []
+    cache: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
+    for name, prog in timeline.per_node.items():
+        if len(prog.pos) < WINDOW + 2:
+            continue
+        log = mined.nodes[name]
+        bounds = prog.pos.tolist()[-MAX_ITERATIONS:]
+        iters = prog.iteration.tolist()[-MAX_ITERATIONS:]
+        seqs: list[tuple[int, ...]] = []
+        for k, start in enumerate(bounds):
+            end = bounds[k + 1] if k + 1 < len(bounds) else len(log)
+            seq = tuple(t for t in log.template[start + 1 : end].tolist() if t not in ignore)
+            seqs.append(seq[:MAX_SEQUENCE])
+        sims = np.ones(len(seqs))
+        for k in range(1, len(seqs)):
+            window = seqs[max(0, k - WINDOW) : k]
+            dists = []
+            for other in window:
+                key = (seqs[k], other)
+                d = cache.get(key)
+                if d is None:
+                    d = cache[key] = _dtw(seqs[k], other)
+                dists.append(d)
+            sims[k] = 1.0 - float(np.mean(dists))
+        mean, std = float(sims.mean()), float(sims.std())
+        threshold = mean - 3 * std
+        for k in np.flatnonzero(sims < min(threshold, 1.0 - 1e-9)).tolist():
+            window_tids = {t for s in seqs[max(0, k - WINDOW) : k] for t in s}
+            extra = sorted({t for t in seqs[k] if t not in window_tids})
+            found.append(IterationAnomaly(name, iters[k], float(sims[k]), extra))
+    return found

@@ -1,0 +1,112 @@
+"""Renderings of a ``Diagnosis``: terminal report, JSON, Markdown.
+
+Log text is data: it is printed with Rich markup disabled (``[rank3]:`` would otherwise be
+eaten as a style tag) and never interpreted.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from .schema import Diagnosis
+
+MAX_LINES_PER_EVENT = 3
+
+
+def to_json(diagnosis: Diagnosis) -> str:
+    return json.dumps(diagnosis.to_json_dict(), indent=2, ensure_ascii=False)
+
+
+def _verdict(d: Diagnosis) -> Text:
+    text = Text()
+    cat = f"{d.category}/{d.subcategory}" if d.category != "unknown" else "category not determined"
+    text.append(cat, style="bold")
+    text.append(f"  ·  {d.symptom.replace('_', ' ')}  ·  stage {d.stage}")
+    if d.iterations:
+        text.append(f"  ·  iteration {d.iterations[0]}")
+    if d.confidence is not None:
+        text.append(f"  ·  confidence {d.confidence:.0%}")
+    text.append("\nfaulty node: ")
+    if d.faulty_nodes:
+        text.append(d.faulty_nodes[0].node, style="bold red")
+        others = [n.node for n in d.faulty_nodes[1:4]]
+        if others:
+            text.append(f"  (then {', '.join(others)})")
+    else:
+        text.append("none singled out (the fault looks job-wide)")
+    if d.root_cause and d.root_cause != "unknown":
+        text.append("\n")
+        text.append(d.root_cause)
+    return text
+
+
+def render_terminal(d: Diagnosis, console: Console, verbose: bool = False) -> None:
+    """The report an SRE reads at 3 a.m.: verdict first, then the evidence."""
+    console.print(Panel(_verdict(d), title=f"l4 diagnosis: {d.job}", title_align="left", border_style="red"))
+    if d.events:
+        console.print(Text("Evidence (failure-indicating events)", style="bold"))
+        for i, event in enumerate(d.events, 1):
+            head = Text(f"{i}. ", style="bold")
+            head.append(event.template)
+            head.append(f"   [{event.score:.2f}; {'; '.join(event.reasons)}]", style="dim")
+            console.print(head)
+            shown = event.occurrences if verbose else event.occurrences[:MAX_LINES_PER_EVENT]
+            for occ in shown:
+                line = Text("   ")
+                line.append(f"{occ.node}:{occ.line}", style="cyan")
+                line.append("  ")
+                line.append(occ.text)
+                console.print(line, soft_wrap=True)
+            hidden = len(event.occurrences) - len(shown)
+            if hidden > 0:
+                console.print(Text(f"   … {hidden} more occurrence(s) (use -v or --format json)", style="dim"))
+    else:
+        console.print(Text("No failure-indicating events stood out.", style="yellow"))
+    if d.faulty_nodes:
+        table = Table(title="Suspect nodes", title_justify="left", show_edge=False)
+        table.add_column("node")
+        table.add_column("score", justify="right")
+        table.add_column("why", overflow="fold")
+        for node in d.faulty_nodes:
+            table.add_row(Text(node.node), f"{node.score:.2f}", Text(node.reason))
+        console.print(table)
+    if d.remediation:
+        console.print(Text("Remediation", style="bold"))
+        for i, step in enumerate(d.remediation, 1):
+            console.print(Text(f"  {i}. {step}"))
+    if d.collect_next:
+        console.print(Text("Collect next", style="bold"))
+        for step in d.collect_next:
+            console.print(Text(f"  - {step}"))
+    if d.knowledge:
+        console.print(Text("Knowledge used: " + ", ".join(f"{k.id} ({k.score:.2f})" for k in d.knowledge), style="dim"))
+    console.print(Text(f"reasoner: {d.reasoner}", style="dim"))
+
+
+def to_markdown(d: Diagnosis) -> str:
+    lines = [f"# l4 diagnosis: `{d.job}`", ""]
+    lines.append(f"- **Category:** {d.category}/{d.subcategory}")
+    lines.append(f"- **Symptom:** {d.symptom}; **stage:** {d.stage}; **iterations:** {', '.join(map(str, d.iterations)) or 'n/a'}")
+    lines.append(f"- **Faulty node(s):** {', '.join(n.node for n in d.faulty_nodes) or 'none singled out'}")
+    if d.confidence is not None:
+        lines.append(f"- **Confidence:** {d.confidence:.0%}")
+    lines += ["", "## Root cause", "", d.root_cause, "", "## Evidence", ""]
+    for event in d.events:
+        lines.append(f"- `{event.template}` ({'; '.join(event.reasons)})")
+        lines.append("  ```text")
+        for occ in event.occurrences[:MAX_LINES_PER_EVENT]:
+            lines.append(f"  {occ.node}:{occ.line}  {occ.text}")
+        lines.append("  ```")
+    if d.remediation:
+        lines += ["", "## Remediation", ""] + [f"{i}. {s}" for i, s in enumerate(d.remediation, 1)]
+    if d.collect_next:
+        lines += ["", "## Collect next", ""] + [f"- {s}" for s in d.collect_next]
+    if d.knowledge:
+        lines += ["", "## Knowledge", ""] + [f"- {k.id}: {k.title}" for k in d.knowledge]
+    return "\n".join(lines) + "\n"
+
