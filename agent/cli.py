@@ -295,6 +295,58 @@ def normal_remove(
     out.print(f"{setting}: {left} normal job(s) left", markup=False)
 
 
+# ------------------------------------------------------------------------------- bench
+
+
+class Split(str, Enum):
+    train = "train"
+    test = "test"
+    all = "all"
+
+
+@app.command()
+def bench(
+    dataset: Annotated[Path, typer.Argument(help="A labeled dataset (cases/<id>/logs + label.json, normal/<setting>/...), e.g. from `l4 synth`.")],
+    split: Annotated[Split, typer.Option(help="Stable half of the cases: tune on train, report on test.")] = Split.all,
+    no_normal: Annotated[bool, typer.Option("--no-normal", help="Ignore normal jobs (the paper's no-history fallback).")] = False,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (tables), json or markdown.")] = ReportFormat.text,
+    workers: Annotated[int | None, typer.Option(help="Cases analysed in parallel (default: all cores).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N cases (after the split).")] = None,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Also write the report to this file.")] = None,
+    per_case: Annotated[bool, typer.Option("--cases", help="Also print one row per case in the text report.")] = False,
+) -> None:
+    """Score l4 on labeled failures against the paper's baselines (Error_time, Error_count, error-level, rare-event)."""
+    from .bench import SUMMARY_COLUMNS, run_bench
+
+    if not dataset.is_dir():
+        _fail(f"{dataset} is not a directory — give a dataset folder (see `l4 synth --help`)", 2)
+    with _user_errors(), _progress(fmt is ReportFormat.text) as progress:
+        callback = (lambda done, total: progress("cases", done, total)) if progress else None
+        report = run_bench(
+            dataset, split=None if split is Split.all else split.value, use_normal=not no_normal,
+            workers=workers, progress=callback, limit=limit,
+        )
+    if fmt is ReportFormat.json:
+        text = json.dumps(report.to_json_dict(), indent=2)
+    elif fmt is ReportFormat.markdown:
+        text = report.to_markdown()
+    else:
+        text = None
+    if out_file is not None:
+        out_file.write_text(text if text is not None else report.to_markdown())
+    if text is not None:
+        sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+        return
+    table = Table(title=f"l4 bench: {dataset} (split {split.value}{', no normal jobs' if no_normal else ''})")
+    for i, col in enumerate(SUMMARY_COLUMNS):
+        table.add_column(col, justify="left" if i == 0 else "right")
+    for row in report.summary_rows():
+        table.add_row(*[Text(str(c)) for c in row])
+    out.print(table)
+    if per_case:
+        out.print(report.to_markdown().split("## Cases", 1)[-1], markup=False)
+
+
 def main() -> None:
     app()
 

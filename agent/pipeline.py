@@ -205,7 +205,9 @@ class Analysis:
 _PROFILE_CACHE: dict[tuple[str, ...], NormalProfile] = {}  # bench reuses a setting's profile across cases
 
 
-def resolve_profile(setting: str | None, normal_jobs: list[Path] | None, warnings: list[str]) -> NormalProfile | None:
+def resolve_profile(
+    setting: str | None, normal_jobs: list[Path] | None, warnings: list[str], use_pool: bool = True
+) -> NormalProfile | None:
     """Normal jobs given explicitly win; else the stored pool of the setting; else none."""
     from .extract.crossjob import learn_profile, load_profile
 
@@ -218,7 +220,7 @@ def resolve_profile(setting: str | None, normal_jobs: list[Path] | None, warning
                 _PROFILE_CACHE.clear()
             _PROFILE_CACHE[key] = profile
         return profile
-    if setting:
+    if setting and use_pool:
         profile = load_profile(setting)
         if profile is None:
             warnings.append(f"no normal jobs stored for setting {setting!r}: no cross-job filter (add some with `l4 normal add`)")
@@ -299,13 +301,14 @@ def analyze(
     top: int = 10,
     workers: int | None = None,
     progress: Progress | None = None,
+    use_pool: bool = True,
 ) -> Analysis:
     """Diagnose a job: mine it against the normal jobs (if any), extract, and reason."""
     from .extract import extract
 
     warnings: list[str] = []
     t0 = time.perf_counter()
-    profile = resolve_profile(setting, normal_jobs, warnings)
+    profile = resolve_profile(setting, normal_jobs, warnings, use_pool=use_pool)
     t1 = time.perf_counter()
     mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
     t2 = time.perf_counter()
