@@ -23,7 +23,7 @@ CASCADE = re.compile(
     r"elastic|rendezvous .{0,20}(closed|shutdown)|shutting down|teardown|stopping (the )?job|"
     r"notify wait|wait(ing)? for .{0,40}(rank|peer|process)|barrier|"
     r"failed to (send|recv|receive)|(send|recv) failed|"
-    r"comm(unicator)? .{0,20}abort|ncclRemoteError|nccl .{0,20}error.{0,30}remote"
+    r"\bcommunicator\b.{0,20}abort|ncclRemoteError|nccl .{0,20}error.{0,30}remote"
     r")"
 )
 

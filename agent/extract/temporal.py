@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,8 +75,9 @@ class Progress:
 
 
 def progress_templates(mined: MinedJob) -> set[int]:
-    """Templates that log training progress: they carry an iteration number that grows,
-    recur on most nodes, and (usually) report loss/lr/time."""
+    """Templates that log training progress: an iteration number that grows, at least
+    three times on a node (often only rank 0 or the last rank prints them), preferably
+    next to loss/lr/time figures."""
     counts: dict[int, int] = defaultdict(int)
     nodes_with: dict[int, int] = defaultdict(int)
     increasing: dict[int, int] = defaultdict(int)
@@ -92,14 +93,9 @@ def progress_templates(mined: MinedJob) -> set[int]:
             nodes_with[tid] += 1
             if len(sel) >= 3 and np.mean(np.diff(sel) >= 0) >= 0.9 and sel[-1] > sel[0]:
                 increasing[tid] += 1
-    n_nodes = max(len(mined.nodes), 1)
     chosen = {
-        tid
-        for tid in counts
-        if increasing[tid] >= max(1, nodes_with[tid] // 2) and nodes_with[tid] >= max(1, n_nodes // 2) and counts[tid] >= 3 * nodes_with[tid]
+        tid for tid in counts if increasing[tid] >= max(1, nodes_with[tid] // 2) and counts[tid] >= 3 * nodes_with[tid]
     }
-    if not chosen:
-        return set()
     hinted = {tid for tid in chosen if _PROGRESS_HINT.search(mined.miner.template(tid))}
     return hinted or chosen
 
@@ -116,35 +112,57 @@ def node_progress(log: NodeLog, progress_tids: set[int], offset: float) -> Progr
 def estimate_skew(mined: MinedJob, progress_tids: set[int]) -> dict[str, float]:
     """Per-node clock offset (seconds) against the job's median clock.
 
-    Prefer iteration lines (the same iteration ends at the same moment everywhere); else
-    messages every node prints exactly once (distributed init, "training started")."""
+    Synchronous jobs print some messages on every node at the same moment: the same
+    iteration, the k-th checkpoint save, distributed init. Pairing the k-th occurrence of
+    such a message across nodes (only where the nodes print it equally often) gives each
+    node's offset as the median of its differences."""
+    n_nodes = len(mined.nodes)
     samples: dict[str, list[float]] = defaultdict(list)
+    if n_nodes < 2:
+        return {}
+    by_iter: dict[int, dict[str, float]] = defaultdict(dict)
     if progress_tids:
-        by_iter: dict[int, dict[str, float]] = defaultdict(dict)
         for name, log in mined.nodes.items():
             prog = node_progress(log, progress_tids, 0.0)
             for it, ts in zip(prog.iteration.tolist(), prog.ts.tolist(), strict=True):
                 if not math.isnan(ts) and name not in by_iter[it]:
                     by_iter[it][name] = ts
-        shared = [times for times in by_iter.values() if len(times) >= max(2, len(mined.nodes) // 2)]
-        for times in shared[-200:]:
-            mid = float(np.median(list(times.values())))
-            for name, ts in times.items():
-                samples[name].append(ts - mid)
-    if not samples:
-        once: dict[int, dict[str, float]] = defaultdict(dict)
-        for name, log in mined.nodes.items():
-            tids, first, counts = np.unique(log.template, return_index=True, return_counts=True)
-            for tid, pos in zip(tids[counts == 1].tolist(), first[counts == 1].tolist(), strict=True):
-                ts = float(log.ts[pos])
-                if not math.isnan(ts):
-                    once[tid][name] = ts
-        for times in once.values():
-            if len(times) >= max(2, int(0.8 * len(mined.nodes))):
-                mid = float(np.median(list(times.values())))
-                for name, ts in times.items():
-                    samples[name].append(ts - mid)
+    groups = [times for times in by_iter.values() if len(times) >= max(2, n_nodes // 2)][-200:]
+    if len(groups) < 3:
+        groups = _synchronous_groups(mined)
+    for times in groups:
+        mid = float(np.median(list(times.values())))
+        for name, ts in times.items():
+            samples[name].append(ts - mid)
     return {name: float(np.median(vals)) for name, vals in samples.items() if vals}
+
+
+def _synchronous_groups(mined: MinedJob, max_per_node: int = 50) -> list[dict[str, float]]:
+    """k-th occurrences of messages that most nodes print equally often (and not too often)."""
+    n_nodes = len(mined.nodes)
+    positions: dict[int, dict[str, np.ndarray]] = defaultdict(dict)
+    for name, log in mined.nodes.items():
+        tids, counts = np.unique(log.template, return_counts=True)
+        for tid in tids[counts <= max_per_node].tolist():
+            positions[tid][name] = np.flatnonzero(log.template == tid)
+    groups: list[dict[str, float]] = []
+    for per_node in positions.values():
+        if len(per_node) < max(2, int(0.8 * n_nodes)):
+            continue
+        sizes = Counter(len(p) for p in per_node.values())
+        size, agreeing = sizes.most_common(1)[0]
+        if agreeing < max(2, int(0.8 * n_nodes)):
+            continue
+        for k in range(size):
+            times = {}
+            for name, pos in per_node.items():
+                if len(pos) == size:
+                    ts = float(mined.nodes[name].ts[pos[k]])
+                    if not math.isnan(ts):
+                        times[name] = ts
+            if len(times) >= 2:
+                groups.append(times)
+    return groups[-400:]
 
 
 # ---------------------------------------------------------------------- timeline facts
@@ -284,6 +302,36 @@ def stage_at(log: NodeLog, pos: int, marks: dict[int, str]) -> str:
         elif not trained and mark != "init":
             stage = mark
     return stage
+
+
+def job_stage_at(
+    mined: MinedJob, timeline: Timeline, marks: dict[int, str], node: str, pos: int, ts: float, skew: float
+) -> str:
+    """The stage at a moment, using the whole job: often only one rank logs progress, so a
+    node without iteration lines is still training once the job is."""
+    log = mined.nodes[node]
+    local = stage_at(log, pos, marks)
+    if local in ("training", "checkpoint") or not timeline.has_training or math.isnan(ts):
+        return local
+    progress_times = [p.ts[np.isfinite(p.ts)] for p in timeline.per_node.values()]
+    progress_times = [t for t in progress_times if len(t)]
+    if not progress_times or ts < min(float(t.min()) for t in progress_times):
+        return local
+    # Training had begun. A save started on this node after the last progress line means
+    # the job was checkpointing.
+    save_tids = [t for t, m in marks.items() if m == "checkpoint"]
+    done_tids = [t for t, m in marks.items() if m == "checkpoint_done"]
+    head = log.template[: pos + 1]
+    saves = np.flatnonzero(np.isin(head, save_tids))
+    if not len(saves):
+        return "training"
+    dones = np.flatnonzero(np.isin(head, done_tids))
+    if len(dones) and dones[-1] > saves[-1]:
+        return "training"
+    save_ts = float(log.ts[saves[-1]]) - skew
+    before = [float(t[t <= ts].max()) for t in progress_times if (t <= ts).any()]
+    last_progress = max(before) if before else -math.inf
+    return "checkpoint" if math.isnan(save_ts) or save_ts >= last_progress - 1.0 else "training"
 
 
 # ------------------------------------------------------------------------ iterations
