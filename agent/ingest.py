@@ -17,8 +17,9 @@ import calendar
 import gzip
 import re
 import zlib
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import InputError
@@ -90,6 +91,7 @@ class SourceFile:
     path: Path
     node: str  # the file's node name (unprefixed console lines belong to it)
     console: ConsoleFormat | None = None
+    year: int = 1970  # for yearless timestamps (syslog, glog): the year the job's dated lines show
 
 
 @dataclass
@@ -215,16 +217,22 @@ def open_job(job: Path | str) -> Job:
             )
     names = _unique_names(paths, base)
     sources: list[SourceFile] = []
+    years: Counter[int] = Counter()
     for path, name in zip(paths, names, strict=True):
         if path.stat().st_size == 0:
             warnings.append(f"{path}: empty file, skipped")
             continue
-        if looks_binary(_sniff(path)):
+        head = _sniff(path)
+        if looks_binary(head):
             warnings.append(f"{path}: binary content, skipped")
             continue
+        years.update(int(m.group(1)) for m in _TS_ISO.finditer(head.decode("utf-8", "replace")))
         sources.append(SourceFile(path=path, node=name, console=_detect_console(path)))
     if not sources:
         raise InputError(f"no readable log lines under {root}", "; ".join(warnings) or "check the files")
+    if years:
+        year = years.most_common(1)[0][0]
+        sources = [replace(s, year=year) for s in sources]
     return Job(root=root, sources=sources, warnings=warnings)
 
 
@@ -233,10 +241,10 @@ class _Clock:
 
     __slots__ = ("_days", "_seconds", "year")
 
-    def __init__(self) -> None:
+    def __init__(self, year: int = 1970) -> None:
         self._days: dict[tuple[int, int, int], int] = {}
         self._seconds: dict[str, int] = {}
-        self.year = 1970  # syslog and glog omit the year: borrow the last one seen
+        self.year = year  # syslog and glog omit the year: borrow the last one seen
 
     def _day(self, y: int, mo: int, d: int) -> int:
         key = (y, mo, d)
@@ -326,7 +334,7 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
                         text = text[m.end() :]
                 clock = clocks.get(node)
                 if clock is None:
-                    clock = clocks[node] = _Clock()
+                    clock = clocks[node] = _Clock(source.year)
                 ts = clock.parse(text)
                 if ts is None:
                     ts = last_ts.get(node)

@@ -58,7 +58,8 @@ MASKS: tuple[Mask, ...] = (
     Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?\b"),
     Mask("PATH", r"(?<![\w.:/<>-])(?:~|\.{1,2})?/(?:[\w.@+=,-]+/)*[\w.@+=,-]+/?"),
     Mask("HEX", r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"),
-    Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b"),
+    # Host names: dash-separated words whose last part ends in digits (worker-3, gpu-a17).
+    Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+[a-zA-Z]{0,3}\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b"),
     Mask("RANK", r"\b((?:[Rr]ank|RANK)(?:_?[Ii][Dd])?|local_rank|LOCAL_RANK)(\s*[=:_\[]?\s*)(\d+)", keep=2),
     Mask("ITER", r"\b(iteration|iter|global_step|step|Step)(\s*[=:]?\s*\[?\s*)(\d+)", keep=2),
     # Digit runs, also inside words (worker12 -> worker<NUM>), but not after a capital:

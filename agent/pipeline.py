@@ -133,12 +133,16 @@ def mine_job(
             samples.setdefault(tid, []).extend(scan.samples[key_index])
             last_text[tid] = scan.last_sample[key_index]
         name = scan.node if scan.node not in nodes else f"{scan.node}@{source.path.name}"
+        ts = np.frombuffer(scan.ts, dtype=np.float64).copy()
+        finite = np.flatnonzero(~np.isnan(ts))
+        if len(finite) and finite[0] > 0:
+            ts[: finite[0]] = ts[finite[0]]  # lines before the first timestamp happened before it
         nodes[name] = NodeLog(
             node=name,
             source=source.path,
             template=ids[key_of_line],
             lineno=np.frombuffer(scan.lineno, dtype=np.int32).copy(),
-            ts=np.frombuffer(scan.ts, dtype=np.float64).copy(),
+            ts=ts,
             level=np.frombuffer(scan.level, dtype=np.int8).copy(),
             iteration=np.frombuffer(scan.iteration, dtype=np.int32).copy(),
             samples=samples,

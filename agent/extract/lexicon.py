@@ -27,11 +27,14 @@ CASCADE = re.compile(
     r")"
 )
 
+# Launcher and job-control words that are written in capitals when they report teardown.
+CASCADE_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCANCELLED\b|\bABORTED\b")
+
 # Context printed around an error, never the error itself.
 CONTEXT = re.compile(
     r"(?i)("
     r"^\s*traceback \(most recent call last\)|^\s*file \".*\", line|^\s*File <|^\s*\^+\s*$|"
-    r"^\s*[=\-*#~]{8,}\s*$|^\s*(time|host|rank|exitcode|error_file|traceback|local_rank|pid)\s*:|"
+    r"^\s*[=\-*#~]{8,}\s*$|^\s*\[<NUM>\]:?\s*$|^\s*<NUM>:\s*$|^\s*(time|host|rank|exitcode|error_file|traceback|local_rank|pid)\s*:|"
     r"root cause \(first observed failure\)|^\s*failures:|no_other_failures|"
     r"to enable traceback|see https?://|^\s*\[\d+\]:\s*$|^\s*raise |^\s*return |^\s*<\*>\s*$|"
     r"during handling of the above exception|the above exception was the direct cause|"
@@ -43,8 +46,20 @@ CONTEXT = re.compile(
 EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|Fault)\b:?")
 
 
+# Words of failure: a tie-breaker between otherwise equal candidates, never a filter.
+ERROR_WORDS = re.compile(
+    r"(?i)(error|fail|fault|exception|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
+    r"corrupt|mismatch|incompatib|unsupported|not supported|out of memory|\boom\b|lost|down\b|degraded|"
+    r"exceed|overflow|\bnan\b|illegal|assert|abort|crash|killed|hang|stuck|throttl|unreachable|missing)"
+)
+
+
 def is_cascade(template: str) -> bool:
-    return bool(CASCADE.search(template))
+    return bool(CASCADE.search(template) or CASCADE_CAPS.search(template))
+
+
+def has_error_words(template: str) -> bool:
+    return bool(ERROR_WORDS.search(template) or EXCEPTION.search(template))
 
 
 def is_context(template: str) -> bool:

@@ -66,8 +66,15 @@ def _spread(stats: EventStats, n_nodes: int) -> float:
     return len(stats.per_node) / max(n_nodes, 1)
 
 
-def _episode_start(timeline: temporal.Timeline, kept: list[tuple[EventStats, Verdict]]) -> float:
-    """When the failure began: the progress stop, the slowdown, or the last burst of novelty."""
+HANG_MIN_SECONDS = 300.0  # silence shorter than this is a slow step, not a hang
+
+
+def _episode_start(
+    mined: MinedJob, table: EventTable, timeline: temporal.Timeline, progress_tids: set[int],
+    kept: list[tuple[EventStats, Verdict]],
+) -> float:
+    """When the failure began: the progress stop or slowdown; before training, the start of
+    a long silence (a hang), else the last burst of novel events."""
     if timeline.has_training:
         if timeline.slowdown and timeline.slowdown_iteration >= 0:
             for prog in timeline.per_node.values():
@@ -75,18 +82,25 @@ def _episode_start(timeline: temporal.Timeline, kept: list[tuple[EventStats, Ver
                 if len(hit) and not math.isnan(prog.ts[hit[0]]):
                     return float(prog.ts[hit[0]])
         return timeline.last_progress_ts
-    # Before training: walk back from the end through novel events until a long quiet gap.
-    times = sorted(
-        (s.first_ts for s, v in kept if v.weight >= 0.6 and not math.isnan(s.first_ts)), reverse=True
-    )
+    gap_start, gap = temporal.quiet_gap(mined, table, temporal.heartbeat_templates(table, progress_tids))
+    if gap >= HANG_MIN_SECONDS:
+        timeline.hang, timeline.hang_seconds = True, gap
+        return gap_start
+    times = sorted((s.first_ts for s, v in kept if v.weight >= 0.6 and not math.isnan(s.first_ts)), reverse=True)
     if not times:
         return timeline.end_ts
     start = times[0]
     for t in times[1:]:
-        if start - t > 300.0:
+        if start - t > HANG_MIN_SECONDS:
             break
         start = t
     return start
+
+
+_LEVEL_FACTOR = {0: 1.0, 1: 0.5, 2: 0.85, 3: 1.0, 4: 1.1, 5: 1.1}  # mining.LEVEL_CODES
+# Without normal jobs novelty says nothing; levels are the weaker evidence left.
+_LEVEL_FACTOR_NO_HISTORY = {0: 0.6, 1: 0.2, 2: 0.35, 3: 0.8, 4: 1.0, 5: 1.0}
+ROOT_SHARE = 0.75  # the root is the earliest candidate scoring at least this share of the best
 
 
 def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction:
@@ -106,7 +120,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         if verdict.keep:
             kept.append((stats, verdict))
 
-    onset = _episode_start(timeline, kept)
+    onset = _episode_start(mined, table, timeline, progress_tids, kept)
+    timeline.onset_ts = onset
     step = timeline.step_seconds if not math.isnan(timeline.step_seconds) else 10.0
     lead = max(60.0, 3 * step)  # a root may precede the last progress line by a few steps
     window_start = onset - lead if not math.isnan(onset) else -math.inf
@@ -133,13 +148,24 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
             reasons.append("only on " + ", ".join(stats.nodes[:3]) + (" ..." if len(stats.nodes) > 3 else ""))
         elif spread >= 0.75:
             reasons.append(f"on {len(stats.per_node)}/{n_nodes} nodes")
-        if stats.max_level >= 4:
-            score *= 1.1
+        history = profile is not None and bool(profile.jobs)
+        score *= (_LEVEL_FACTOR if history else _LEVEL_FACTOR_NO_HISTORY).get(stats.max_level, 1.0)
+        if lexicon.has_error_words(template):
+            score *= 1.2
+        elif stats.max_level < 3:
+            score *= 0.8
+        marks = temporal.stage_of_template(template)
+        if marks in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2:
+            score *= 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
+            reasons.append("a workflow step, not an error")
         scored.append(EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role))
 
     # ---- the root: earliest strong non-consequence in the episode
-    def time_key(e: EventCandidate) -> float:
-        return e.first_ts if not math.isnan(e.first_ts) else math.inf
+    def time_key(e: EventCandidate) -> tuple[float, int]:
+        stats = table.events[e.tid]
+        first = stats.first_node()
+        # Same second: the line printed first on that node comes first.
+        return (e.first_ts if not math.isnan(e.first_ts) else math.inf, stats.per_node[first].first_pos)
 
     in_window = [e for e in scored if e.score >= 0.3]
     roots_pool = sorted((e for e in in_window if e.role == "candidate"), key=time_key)
@@ -151,19 +177,17 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
     events: list[EventCandidate] = []
     if roots_pool:
         strongest = max(e.score for e in roots_pool)
-        root = next(e for e in roots_pool if e.score >= 0.6 * strongest)
+        root = next(e for e in roots_pool if e.score >= ROOT_SHARE * strongest)
         root.role = "root"
         root.reasons.insert(0, "earliest novel event of the failure episode")
         events.append(root)
-        root_nodes = set(root.nodes)
         for e in roots_pool:
             if e is root or len(events) >= MAX_EVENTS:
                 continue
             close = not math.isnan(e.first_ts) and not math.isnan(root.first_ts) and (
                 abs(e.first_ts - root.first_ts) <= COMPANION_SECONDS
             )
-            same_origin = set(e.nodes) <= root_nodes or set(e.nodes) == root_nodes
-            if close and same_origin and e.score >= 0.5 * root.score:
+            if close and e.score >= ROOT_SHARE * root.score:
                 e.role = "companion"
                 e.reasons.insert(0, "follows the root on the same node(s)")
                 events.append(e)

@@ -237,6 +237,41 @@ def build_timeline(mined: MinedJob, table: EventTable, progress_tids: set[int]) 
     return timeline
 
 
+def heartbeat_templates(table: EventTable, progress_tids: set[int]) -> set[int]:
+    """Messages printed all along the run (health monitors, progress): they keep going
+    through a hang, so silence is judged without them."""
+    start = min((t for t in table.node_first_ts.values() if not math.isnan(t)), default=math.nan)
+    end = max((t for t in table.node_last_ts.values() if not math.isnan(t)), default=math.nan)
+    if math.isnan(start) or end <= start:
+        return set(progress_tids)
+    span = end - start
+    beats = set(progress_tids)
+    for tid, stats in table.events.items():
+        per_node = [s for s in stats.per_node.values() if s.count >= 4 and not math.isnan(s.first_ts)]
+        if per_node and sum(1 for s in per_node if s.last_ts - s.first_ts >= 0.5 * span) >= max(1, len(per_node) // 2):
+            beats.add(tid)
+    return beats
+
+
+def quiet_gap(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> tuple[float, float]:
+    """The longest silence (no message but heartbeats, on any node) before the job's last
+    burst: (start, seconds). A hang shows as such a gap followed by timeouts and teardown."""
+    times: list[np.ndarray] = []
+    beat_list = list(heartbeats)
+    for name, log in mined.nodes.items():
+        keep = ~np.isin(log.template, beat_list) & ~np.isnan(log.ts)
+        if keep.any():
+            times.append(log.ts[keep] - table.skew.get(name, 0.0))
+    if not times:
+        return math.nan, 0.0
+    ts = np.unique(np.concatenate(times))
+    if len(ts) < 3:
+        return math.nan, 0.0
+    gaps = np.diff(ts)
+    i = int(np.argmax(gaps))
+    return float(ts[i]), float(gaps[i])
+
+
 def _detect_slowdown(timeline: Timeline, trained: dict[str, Progress]) -> None:
     """Seconds per iteration, median over nodes per logged iteration; a lasting jump >= 1.6x."""
     per_iter: dict[int, list[float]] = defaultdict(list)
