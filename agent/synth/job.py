@@ -1,0 +1,647 @@
+"""Simulate one distributed training job, line by line, with or without an injected fault.
+
+The job runs its stages (environment, launcher, communicator init, model and checkpoint
+load, data loading, training with periodic checkpoints and evals, exit) on every
+stream, a stream being what ends up in one log file: a whole host or a single rank.
+A fault strikes some streams at a point of one stage and the rest of the job reacts the
+way real jobs do:
+
+* **crash**: the hit ranks print their error and die; their ring neighbours see the
+  connection drop (``remote``), the others block until the collective watchdog fires;
+  then the elastic agents tear down. Peer cascades often outnumber the root lines and
+  name the faulty peer's rank or IP.
+* **hang**: progress stops everywhere; nothing is printed until the watchdog (or the
+  platform, after hours) ends the job; the hit node may print only an INFO/WARNING.
+* **slowdown**: every rank's step time grows (synchronous training); only the straggler
+  prints a hint; the job finishes or is killed.
+* **silent**: the node's log just stops; only its peers' lines name it.
+
+Lines are recorded per stream with their job-clock time, so layouts can merge streams
+into one console file; event lines are recorded by index, so labels are exact.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent.synth import stacks, style
+from agent.synth.catalogue import FaultType, Line
+from agent.synth.stacks import JobInfo, Msg, Setting
+from agent.synth.style import Node
+
+
+@dataclass
+class Stream:
+    node: Node
+    lines: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    events: dict[str, list[int]] = field(default_factory=dict)  # event id -> 0-based line indices
+    dead: bool = False
+
+    @property
+    def now(self) -> float:
+        return self.times[-1] if self.times else 0.0
+
+
+@dataclass
+class Result:
+    streams: list[Stream]
+    console: Stream | None  # launcher output of a combined console log
+    hit: list[int]  # indices of the streams the fault struck
+    faulty: list[int]  # streams labeled faulty (node-local faults only)
+    iterations: list[int]
+    event_texts: dict[str, str]
+    vars: dict[str, object]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Size of one job: hosts, ranks per stream, planned length."""
+
+    hosts: int
+    lines_per_stream: int
+    seed_offset: float  # start delay after the setting's base time (seconds)
+    max_lines: int = 50000  # no file grows past this
+
+
+class Job:
+    def __init__(self, setting: Setting, shape: Shape, rng: random.Random, fault: FaultType | None) -> None:
+        self.s = setting
+        self.rng = rng
+        self.fault = fault
+        self.shape = shape
+        s = setting
+        per_stream = s.per_host if s.layout == "node" else 1
+        hosts = 1 if s.layout == "console" else shape.hosts
+        world = hosts * s.per_host
+        rack = rng.choice("abcdefgh") if s.stack == "cuda" else "n"
+        subnet = rng.randint(0, 250)
+        ips = [f"10.{subnet}.{(i * 7 + 3) // 250}.{(i * 7 + 3) % 250 + 2}" for i in range(hosts)]
+        names = [stacks.host_name(s.host_scheme, i, ips[i], rack) for i in range(hosts)]
+        layers, hidden, heads, _ = stacks.MODELS[s.model]
+        self.job = JobInfo(
+            world=world, hosts=names, ips=ips, master=ips[0], port=rng.choice((29500, 29400, 6000, 23456)),
+            jobid=rng.randint(100000, 999999), ckpt_dir=f"/mnt/{rng.choice(('ckpt', 'nfs/ckpt', 'obs/ckpt'))}/{s.model}",
+            data_path=f"/data/{rng.choice(('pile', 'redpajama', 'wudao', 'slimpajama'))}/train_text_document",
+            tokenizer=f"/models/{s.model}/tokenizer", train_iters=0, resume_iter=rng.choice((0, 0, 2000, 12000)),
+            script=rng.choice(("pretrain_gpt.py", "pretrain_llama.py", "train.py")), layers=layers, hidden=hidden,
+            heads=heads,
+        )
+        t0 = float(s.base_time) + shape.seed_offset
+        self.t0 = t0
+        self.streams: list[Stream] = []
+        pid0 = rng.randint(2000, 90000)
+        for h in range(hosts):
+            boot = t0 - rng.uniform(3600, 86400 * 20)
+            skew = rng.uniform(-3.0, 3.0)
+            for j in range(0, s.per_host, per_stream):
+                ranks = [h * s.per_host + j + k for k in range(per_stream)]
+                node = Node(host=names[h], ip=ips[h], host_index=h, ranks=ranks,
+                            devs=[r % s.per_host for r in ranks], pids=[pid0 + h * 13 + r % s.per_host for r in ranks],
+                            skew=skew, boot=boot)
+                self.streams.append(Stream(node))
+        self.console: Stream | None = None
+        if s.layout == "console":
+            first = self.streams[0].node
+            self.console = Stream(Node(host=first.host, ip=first.ip, host_index=0, ranks=[0], devs=[0],
+                                       pids=[pid0 - 40], skew=first.skew, boot=first.boot))
+        site = {"megatron": "training.py:680:training_log", "deepspeed": "logging.py:96:log_dist",
+                "mindspeed": "training.py:612:training_log", "torch": "train.py:214:main"}[s.framework]
+        self.render: dict[str, Callable[[Node, float, str, str, int], str]] = {
+            "app": style.app_line(s.app_style, site),
+            "launcher": style.launcher_line(s.launcher_style),
+            "kernel": style.kernel_line(s.kernel_style),
+            "print": style.print_line,
+            "stamp": style.stamped_print,
+            "nccl": style.nccl_line,
+            "cpp": style.cpp_line,
+            "plog": style.plog_line,
+            "ecode": style.ecode_line,
+            "npuerr": style.npuerr_line,
+        }
+        self.log_rank = 0 if s.framework in ("deepspeed", "torch") else world - 1
+        self.event_texts: dict[str, str] = {}
+        self.vars: dict[str, object] = {}
+        self._last: Result | None = None
+        self._torn: set[int] = set()  # hosts whose agent already tore down
+        # Event ids follow the catalogue order: the hit node's event lines, then its peers'.
+        self._eids: dict[tuple[bool, int], str] = {}
+        if fault is not None:
+            seq = [(False, i, ln) for i, ln in enumerate(fault.lines)] + [(True, i, ln) for i, ln in enumerate(fault.peer_lines)]
+            for peer, i, ln in seq:
+                if ln.event:
+                    self._eids[(peer, i)] = f"e{len(self._eids) + 1}"
+
+    # ------------------------------------------------------------------ emission
+
+    def put(self, st: Stream, t: float, msg: Msg, event: str | None = None) -> None:
+        kind, level, text, rank = msg
+        if kind == "launcher" and self.console is not None:
+            st = self.console
+        if st.dead or (kind == "kernel" and self.console is not None):
+            return
+        t = max(t, st.now)
+        line = self.render[kind](st.node, t, level, text, rank)
+        if event is not None:
+            st.events.setdefault(event, []).append(len(st.lines))
+            self.event_texts.setdefault(event, line)
+        st.lines.append(line)
+        st.times.append(t)
+
+    def burst(self, st: Stream, t: float, msgs: list[Msg], step: tuple[float, float] = (0.0005, 0.02)) -> float:
+        lo, hi = step
+        for m in msgs:
+            t += self.rng.uniform(lo, hi)
+            self.put(st, t, m)
+        return t
+
+    # ------------------------------------------------------------------- stages
+
+    def run(self, lines_per_stream: int) -> Result:
+        s, job, rng, fault = self.s, self.job, self.rng, self.fault
+        if fault is not None:
+            self.vars = self._vars()
+            job.env = {k: v.format(**self.vars) for k, v in fault.env}
+        stage = fault.stage if fault else None
+        t = self.t0
+        # Environment and launcher: once per host (console: once for the whole job).
+        for st in self._launch_streams():
+            tt = self.burst(st, t + rng.uniform(0, 4), stacks.env_dump(s, job, st.node.host_index, st.node.ranks[0], rng),
+                            (0.001, 0.05))
+            self.burst(st, tt + rng.uniform(2, 20), stacks.launcher_start(s, job, st.node.host_index, st.node.ranks[0]))
+        t = max(st.now for st in self.streams + ([self.console] if self.console else [])) + rng.uniform(3, 15)
+        # Communicator init.
+        mark = self._marks()
+        for st in self.streams:
+            tt = t + rng.uniform(0, 2)
+            for r in st.node.ranks:
+                tt = self.burst(st, tt, stacks.dist_init(s, job, st.node.host_index, r, st.node.dev_of(r), rng))
+        if stage == "init":
+            return self._strike_early(mark, t)
+        t = max(st.now for st in self.streams) + rng.uniform(2, 10)
+        mark = self._marks()
+        for st in self.streams:
+            tt = t + rng.uniform(0, 1)
+            for r in st.node.ranks:
+                tt = self.burst(st, tt, stacks.model_build(s, job, r, r == 0, job.resume_iter > 0), (0.001, 0.3))
+        if stage == "model_loading":
+            return self._strike_early(mark, t)
+        t = max(st.now for st in self.streams) + rng.uniform(5, 60)
+        mark = self._marks()
+        for st in self.streams:
+            tt = t + rng.uniform(0, 1)
+            for r in st.node.ranks:
+                tt = self.burst(st, tt, stacks.data_load(s, job, r, r == 0), (0.01, 0.5))
+        if stage == "data_loading":
+            return self._strike_early(mark, t)
+        t = max(st.now for st in self.streams) + rng.uniform(5, 30)
+        return self._train(t, lines_per_stream)
+
+    def _launch_streams(self) -> list[Stream]:
+        if self.console is not None:
+            return [self.console]
+        seen: set[int] = set()
+        out = []
+        for st in self.streams:
+            if st.node.host_index not in seen:
+                seen.add(st.node.host_index)
+                out.append(st)
+        return out
+
+    def _marks(self) -> list[int]:
+        return [len(st.lines) for st in self.streams]
+
+    # ----------------------------------------------------------------- training
+
+    def _train(self, t: float, lines_per_stream: int) -> Result:
+        s, job, rng, fault = self.s, self.job, self.rng, self.fault
+        full_stream = next(i for i, st in enumerate(self.streams) if self.log_rank in st.node.ranks)
+        # Size the run so a typical stream reaches the target and the busiest stays under the cap.
+        costs = sorted(len(self._iter_msgs(st, 1, 1000.0, 2.0, 1e-4, 1.0, i == full_stream)) + 0.2
+                       for i, st in enumerate(self.streams))
+        used = max(len(st.lines) for st in self.streams)
+        n_logged = int(min((lines_per_stream - used) / costs[len(costs) // 2],
+                           (self.shape.max_lines * 0.7 - used) / costs[-1]))  # room for saves, evals, teardown
+        n_logged = max(30, n_logged)
+        start = job.resume_iter
+        job.train_iters = start + n_logged * s.log_interval
+        strike_at: int | None = None
+        save_every = s.save_interval
+        if fault is not None and fault.stage in ("training", "checkpoint"):
+            lo = start + int(n_logged * 0.25) * s.log_interval
+            hi = start + int(n_logged * 0.9) * s.log_interval
+            if fault.stage == "checkpoint":
+                saves = list(range(start + save_every, hi + 1, save_every))
+                if not saves:  # a run too short to reach a save in this setting: this job saves more often
+                    save_every = lo - start
+                    saves = [lo]
+                strike_at = rng.choice(saves[len(saves) // 3:])
+            else:
+                strike_at = rng.randrange(lo, hi + 1, s.log_interval) + 1
+        slow_factor = rng.uniform(1.8, 2.6) if fault is not None and fault.outcome == "slowdown" else 1.0
+        kill_after: int | None = None
+        if fault is not None and fault.outcome == "slowdown" and rng.random() < 0.6:
+            kill_after = (strike_at or 0) + int(n_logged * 0.08 + 5) * s.log_interval
+        rare = self._rare_plan(start, job.train_iters)
+        hw_every = rng.choice((300.0, 600.0, 900.0))
+        next_hw = [t + rng.uniform(0, hw_every) for _ in self.streams]
+        times: dict[int, float] = {}
+        ms_base = s.iter_ms
+        it = start
+        tt = t
+        hit = self._hit_streams() if fault else []
+        hint_every = max(1, rng.choice((1, 2, 3)))
+        logged = 0
+        while it < job.train_iters:
+            nxt = it + s.log_interval
+            if (strike_at is not None and fault is not None and fault.outcome != "slowdown" and nxt >= strike_at
+                    and fault.stage == "training"):
+                # The fault strikes during iteration strike_at, the one after the last logged.
+                return self._strike_training(tt + rng.uniform(0.1, 0.9) * ms_base / 1000, strike_at, hit)
+            slow = slow_factor if strike_at is not None and nxt >= strike_at else 1.0
+            ms = ms_base * slow * rng.uniform(0.97, 1.04)
+            tt += ms * s.log_interval / 1000
+            it = nxt
+            times[it] = tt
+            loss = 1.9 + 8.5 * math.exp(-it / 2500) + rng.uniform(-0.05, 0.05)
+            lr = 3e-4 * min(1.0, it / 2000) * (0.55 + 0.45 * math.cos(math.pi * min(1.0, it / max(1, job.train_iters))))
+            gnorm = 0.3 + 2.0 * math.exp(-it / 1500) + rng.uniform(0, 0.1)
+            for i, st in enumerate(self.streams):
+                ts = tt + rng.uniform(0, 0.05)
+                for m in self._iter_msgs(st, it, ms, loss, lr, gnorm, i == full_stream):
+                    self.put(st, ts, m)
+                if ts >= next_hw[i]:
+                    next_hw[i] = ts + hw_every
+                    for r in st.node.ranks:
+                        self.put(st, ts + 0.01, stacks.hw_status(s, r, st.node.dev_of(r), rng))
+            for i, block in rare.get(it, []):
+                self.burst(self.streams[i], tt + 0.2, block)
+            logged += 1
+            if slow > 1.0 and fault is not None and logged % hint_every == 0:
+                for i in hit:
+                    self._fault_lines(self.streams[i], tt + 0.3, fault.lines, it)
+            if kill_after is not None and it >= kill_after:
+                return self._teardown_killed(tt + rng.uniform(30, 300), strike_at or it)
+            if it % s.eval_interval == 0:
+                for i, st in enumerate(self.streams):
+                    if i == full_stream:
+                        self.burst(st, tt + 1, stacks.evaluation(s, self.log_rank, it, loss + 0.05), (0.5, 3))
+                tt += rng.uniform(20, 90)
+            if (it - start) % save_every == 0:
+                tt = self._checkpoint(tt, it, full_stream, strike_at, hit)
+                if self._last is not None:
+                    return self._last
+        for st in self.streams:
+            end = tt + rng.uniform(1, 5)
+            for r in st.node.ranks:
+                self.burst(st, end, stacks.finish(s, job, r, it, r == self.log_rank))
+        for st in self._launch_streams():
+            self.burst(st, tt + rng.uniform(10, 40), stacks.launcher_done(st.node.host_index, st.node.ranks[0]))
+        iters = [strike_at] if strike_at is not None else []
+        return self._result(hit, iters)
+
+    def _iter_msgs(self, st: Stream, it: int, ms: float, loss: float, lr: float, g: float, full: bool) -> list[Msg]:
+        out: list[Msg] = []
+        for r in st.node.ranks:
+            is_full = full and r == self.log_rank
+            if is_full or self.s.iter_print_all or (it // self.s.log_interval) % 8 == r % 8:
+                out += stacks.iteration(self.s, r, it, ms, loss, lr, g, self.job, is_full)
+        return out
+
+    def _checkpoint(self, t: float, it: int, full_stream: int, strike_at: int | None, hit: list[int]) -> float:
+        s, rng = self.s, self.rng
+        fault = self.fault
+        end = t
+        striking = fault is not None and fault.stage == "checkpoint" and strike_at == it
+        for i, st in enumerate(self.streams):
+            tt = t + rng.uniform(0.1, 1)
+            afters: list[Msg] = []
+            for r in st.node.ranks:
+                before, after = stacks.checkpoint_save(s, self.job, r, it, r == self.log_rank or i == full_stream)
+                tt = self.burst(st, tt, before, (0.001, 0.05))
+                afters += after
+            if not striking:
+                end = max(end, self.burst(st, tt + rng.uniform(20, 120), afters, (0.01, 0.3)))
+        if striking and fault is not None:
+            self._last = self._strike_training(t + rng.uniform(5, 60), it, hit)
+        return end + rng.uniform(1, 5)
+
+    def _rare_plan(self, start: int, end: int) -> dict[int, list[tuple[int, list[Msg]]]]:
+        """A few one-off benign blocks on random streams at random logged iterations."""
+        s, rng = self.s, self.rng
+        plan: dict[int, list[tuple[int, list[Msg]]]] = {}
+        steps = list(range(start + s.log_interval, end + 1, s.log_interval))
+        for _ in range(rng.randint(2, 6)):
+            i = rng.randrange(len(self.streams))
+            st = self.streams[i]
+            r = rng.choice(st.node.ranks)
+            it = rng.choice(steps)
+            blocks = stacks.rare_benign(s, self.job, r, st.node.dev_of(r), it, rng)
+            plan.setdefault(it, []).append((i, rng.choice(blocks)))
+        return plan
+
+    # -------------------------------------------------------------- fault: who
+
+    def _hit_streams(self) -> list[int]:
+        fault, rng = self.fault, self.rng
+        assert fault is not None
+        n = len(self.streams)
+        if fault.scope == "all":
+            return list(range(n))
+        if "hit" not in self.vars:
+            self.vars["hit"] = rng.randrange(n)
+        first = int(self.vars["hit"])  # type: ignore[call-overload]
+        if fault.scope == "host" and self.s.layout != "node":
+            host = self.streams[first].node.host_index
+            return [i for i, st in enumerate(self.streams) if st.node.host_index == host]
+        return [first]
+
+    def _vars(self) -> dict[str, object]:
+        s, job, rng = self.s, self.job, self.rng
+        n = len(self.streams)
+        hit = rng.randrange(n)
+        st = self.streams[hit]
+        rank = rng.choice(st.node.ranks)
+        peer_rank = (rank + s.per_host) % job.world if job.world > s.per_host else (rank + 1) % job.world
+        peer_host = peer_rank // s.per_host
+        pp2 = s.pp if s.pp > 1 else 4
+        bad_tp = next(x for x in (3, 5, 7, 6, 9, 11) if job.world % (x * s.pp))
+        return {
+            "hit": hit, "rank": rank, "dev": st.node.dev_of(rank), "pid": st.node.pid_of(rank), "host": st.node.host,
+            "ip": st.node.ip, "bus": f"{st.node.dev_of(rank) * 16 + 0x18:02x}", "peer_rank": peer_rank,
+            "peer_ip": job.ips[peer_host], "fip": st.node.ip, "frank": rank, "fhost": st.node.host,
+            "world": job.world, "tp": s.tp, "pp": s.pp, "pp2": pp2, "bad_tp": bad_tp,
+            "bad_layers": job.layers + 1 if (job.layers + 1) % pp2 else job.layers + 2, "layers": job.layers,
+            "ckpt": job.ckpt_dir, "data": job.data_path, "tok": job.tokenizer, "script": job.script,
+            "n1": rng.randint(1000, 99999), "n2": rng.randint(20, 120), "n3": rng.randint(2, 9),
+            "h1": f"{rng.getrandbits(32):08x}", "iter": 0,
+        }
+
+    def _fault_lines(self, st: Stream, t: float, lines: tuple[Line, ...], it: int, rank: int | None = None,
+                     peer: bool = False) -> float:
+        v = dict(self.vars)
+        v["iter"] = it
+        ranks = st.node.ranks
+        hit_rank = int(v["rank"]) if int(v["rank"]) in ranks else ranks[0]  # type: ignore[call-overload]
+        node = st.node
+        v["date"] = self._iso(t)
+        if peer:
+            v |= {"ip": node.ip, "host": node.host}
+        for li, line in enumerate(lines):
+            eid = self._eids.get((peer, li))
+            who = ranks if line.per_rank else [rank if rank is not None else hit_rank]
+            for r in who:
+                v |= {"rank": r, "dev": node.dev_of(r), "pid": node.pid_of(r), "host": node.host, "ip": node.ip,
+                      "bus": f"{node.dev_of(r) * 16 + 0x18:02x}"}
+                for _ in range(self.rng.randint(*line.repeat)):
+                    v["n2"] = self.rng.randint(20, 120) if line.repeat != (1, 1) else v["n2"]
+                    t += self.rng.uniform(0.0005, 0.05)
+                    self.put(st, t, (line.kind, line.level, line.text.format(**v), r), eid)
+        return t
+
+
+    def _iso(self, t: float) -> str:
+        return style.Clock().iso(t)[:19]
+
+    # ------------------------------------------------------------ fault: strike
+
+    def _strike_early(self, marks: list[int], t: float) -> Result:
+        """A fault in init/model/data loading: cut the stage short on hit streams, then react."""
+        fault, rng = self.fault, self.rng
+        assert fault is not None
+        hit = self._hit_streams()
+        cut = rng.uniform(0.3, 0.8)
+        ts = t
+        for i in hit:
+            st = self.streams[i]
+            keep = marks[i] + int((len(st.lines) - marks[i]) * cut)
+            del st.lines[keep:], st.times[keep:]
+            ts = max(ts, st.now)
+        return self._after_strike(ts + rng.uniform(0.5, 3), hit, iteration=None)
+
+    def _strike_training(self, t: float, it: int, hit: list[int]) -> Result:
+        return self._after_strike(t, hit, iteration=it)
+
+    def _after_strike(self, t: float, hit: list[int], iteration: int | None) -> Result:
+        fault, rng, s = self.fault, self.rng, self.s
+        assert fault is not None
+        it = iteration or 0
+        for i in hit:
+            self._fault_lines(self.streams[i], t + rng.uniform(0, 1.5), fault.lines, it)
+        others = [i for i in range(len(self.streams)) if i not in hit]
+        timeout = s.watchdog_ms / 1000
+        neighbours = self._neighbours(hit, others)
+        end_t = t
+        if fault.outcome == "silent":
+            for i in hit:
+                self.streams[i].dead = True
+            for i in neighbours:
+                st = self.streams[i]
+                self._fault_lines(st, t + rng.uniform(1, 30), fault.peer_lines, it, rank=st.node.ranks[0], peer=True)
+            watchers = others
+        elif fault.outcome == "hang":
+            watchers = list(range(len(self.streams)))
+        else:  # crash
+            for i in hit:
+                st = self.streams[i]
+                if fault.subcategory == "scheduling":  # the scheduler's SIGTERM ends the workers
+                    self._teardown_sigterm(st, st.now + rng.uniform(1, 8))
+                    continue
+                exitcode = -9 if fault.subcategory == "resource_management" and fault.scope == "rank" else 1
+                self._teardown_failed(st, st.now + rng.uniform(1, 8), int(self.vars["rank"]), exitcode)  # type: ignore[call-overload]
+            if fault.reaction == "remote" and s.stack == "cuda":
+                for i in neighbours:
+                    self._remote_error(self.streams[i], t + rng.uniform(0.5, 5))
+            watchers = [] if fault.reaction == "none" else others
+        platform_kill_early = fault.outcome == "crash" and rng.random() < 0.25
+        hang_forever = fault.outcome == "hang" and rng.random() < 0.25
+        if platform_kill_early or hang_forever:
+            kill_t = t + (rng.uniform(30, 200) if platform_kill_early else rng.uniform(3600, 4 * 3600))
+            for i in watchers:
+                self._teardown_sigterm(self.streams[i], kill_t + rng.uniform(0, 2))
+        else:
+            for i in watchers:
+                st = self.streams[i]
+                wt = t + timeout + rng.uniform(0.05, 1.5)
+                wt = self._watchdog(st, wt, it)
+                end_t = max(end_t, wt)
+                self._teardown_failed(st, wt + rng.uniform(1, 5), st.node.ranks[0], exitcode=-6)
+        del end_t
+        return self._result(hit, [iteration] if iteration is not None and fault.stage in ("training", "checkpoint")
+                            else [])
+
+    def _neighbours(self, hit: list[int], others: list[int]) -> list[int]:
+        if not others:
+            return []
+        n = len(self.streams)
+        cand = []
+        for i in hit:
+            for j in ((i - 1) % n, (i + 1) % n):
+                if j in others and j not in cand:
+                    cand.append(j)
+        return cand or others[:1]
+
+    # --------------------------------------------------------------- cascades
+
+    def _watchdog(self, st: Stream, t: float, it: int) -> float:
+        """Collective-timeout cascade on a blocked stream, once per local rank."""
+        s, rng = self.s, self.rng
+        seq = it * 7 + 311
+        frank = self.vars.get("frank", 0)
+        for r in st.node.ranks:
+            ran = s.watchdog_ms + rng.randint(5, 999)
+            if s.stack == "cuda":
+                numel = rng.choice((1, 16, 466119168, 9801523))
+                head = (f"[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, "
+                        f"OpType=ALLREDUCE, NumelIn={numel}, NumelOut={numel}, Timeout(ms)={s.watchdog_ms}) ran for "
+                        f"{ran} milliseconds before timing out.")
+                msgs: list[Msg] = [
+                    ("cpp", "ERROR", f"ProcessGroupNCCL.cpp:616] {head}", r),
+                    ("cpp", "ERROR", f"ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank {r}] Exception "
+                     f"(either an error or timeout) detected by watchdog at work: {seq}, last enqueued NCCL work: "
+                     f"{seq + 2}, last completed NCCL work: {seq - 1}.", r),
+                    ("cpp", "ERROR", f"ProcessGroupNCCL.cpp:630] [Rank {r}] Some NCCL operations have failed or timed "
+                     "out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                     "corrupted/incomplete data.", r),
+                    ("cpp", "ERROR", f"ProcessGroupNCCL.cpp:636] [Rank {r}] To avoid data inconsistency, we are "
+                     "taking the entire process down.", r),
+                    ("print", "ERROR", "terminate called after throwing an instance of 'c10::DistBackendError'", r),
+                    ("print", "ERROR", f"  what():  [PG ID 0 PG GUID 0(default_pg) Rank {r}] Process group watchdog "
+                     f"thread terminated with exception: {head}", r),
+                    ("print", "ERROR", "Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/"
+                     "ProcessGroupNCCL.cpp:618 (most recent call first):", r),
+                ]
+                libs = ("libc10.so", "libtorch_cuda.so", "libtorch_cuda.so", "libstdc++.so.6", "libc.so.6")
+                msgs += [("print", "ERROR", f"frame #{k}: <unknown function> + 0x{rng.getrandbits(20):x} "
+                          f"(0x7f{rng.getrandbits(36):09x} in /usr/local/lib/python3.10/dist-packages/torch/lib/{lib})", r)
+                         for k, lib in enumerate(libs)]
+            else:
+                msgs = [
+                    ("plog", "ERROR", "HCCL|task_exception_handler.cc:734|[TaskExceptionHandler][Callback]Task from "
+                     "HCCL run failed.", r),
+                    ("plog", "ERROR", f"HCCL|task_exception_handler.cc:748|[TaskExceptionHandler][Callback]Task run "
+                     f"failed, base information is streamID:[{rng.randint(2, 60)}], taskID[{rng.randint(100, 60000)}], "
+                     f"taskType[Notify Wait], tag[AllReduce_{st.node.ip}%enp_60000_0_{seq}], remote rank[{frank}].", r),
+                    ("plog", "ERROR", f"HCCL|task_exception_handler.cc:769|[TaskExceptionHandler][Callback]notify wait "
+                     f"from rank_{frank} timeout, timeout[{s.watchdog_ms // 1000}s]", r),
+                    ("cpp", "ERROR", f"compiler_depend.ts:574] [Rank {r}] Watchdog caught collective operation timeout: "
+                     f"WorkHCCL(SeqNum={seq}, OpType=ALLREDUCE, Timeout(ms)={s.watchdog_ms}) ran for {ran} "
+                     "milliseconds before timing out.", r),
+                    ("cpp", "ERROR", "compiler_depend.ts:628] Some HCCL operations have failed or timed out. Due to "
+                     "the asynchronous nature of ASCEND kernels, subsequent NPU operations might run on "
+                     "corrupted/incomplete data.", r),
+                    ("print", "ERROR", "terminate called after throwing an instance of 'std::runtime_error'", r),
+                ]
+            t = self.burst(st, t, msgs, (0.0001, 0.01))
+        return t
+
+    def _remote_error(self, st: Stream, t: float) -> None:
+        fip, port = self.vars.get("fip", "0.0.0.0"), self.rng.randint(30000, 60000)
+        for r in st.node.ranks[:2]:
+            t = self.burst(st, t, [
+                ("nccl", "WARNING", f"misc/socket.cc:538 NCCL WARN socketProgressOpt: Call to recv from {fip}<{port}> "
+                 "failed : Connection reset by peer", r),
+                ("nccl", "INFO", "NCCL INFO misc/socket.cc:555 -> 6", r),
+                ("cpp", "ERROR", f"ProcessGroupNCCL.cpp:1537] [PG ID 0 PG GUID 0(default_pg) Rank {r}] Process group "
+                 "watchdog thread terminated with exception: NCCL error: remote process exited or there was a "
+                 f"network error, NCCL version {self.s.version('nccl')}", r),
+                ("print", "ERROR", "ncclRemoteError: A call failed possibly due to a network error or a remote process "
+                 "exiting prematurely.", r),
+                ("print", "ERROR", "Last error:", r),
+                ("print", "ERROR", f"socketProgressOpt: Call to recv from {fip}<{port}> failed : Connection reset by peer", r),
+            ])
+
+    def _teardown_failed(self, st: Stream, t: float, rank: int, exitcode: int) -> None:
+        """The elastic agent on this host reports a failed worker (ChildFailedError with its root cause)."""
+        node = st.node
+        if rank not in node.ranks:
+            rank = node.ranks[0]
+        pid = node.pid_of(rank)
+        lr = rank % self.s.per_host
+        sig = {-6: "Signal 6 (SIGABRT) received by PID", -9: "Signal 9 (SIGKILL) received by PID"}.get(exitcode)
+        msgs: list[Msg] = [("launcher", "WARNING", f"Sending process {p} closing signal SIGTERM", rank)
+                           for p in self._host_pids(node) if p != pid]
+        msgs.append(("launcher", "ERROR", f"failed (exitcode: {exitcode}) local_rank: {lr} (pid: {pid}) of binary: "
+                     "/usr/bin/python3", rank))
+        msgs += self._agent_traceback(rank, "raise ChildFailedError(")
+        msgs += [(k, "ERROR", text, rank) for k, text in (
+            ("print", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "),
+            ("print", "============================================================"),
+            ("print", f"{self.job.script} FAILED"),
+            ("print", "------------------------------------------------------------"),
+            ("print", "Failures:"),
+            ("print", "  <NO_OTHER_FAILURES>"),
+            ("print", "------------------------------------------------------------"),
+            ("print", "Root Cause (first observed failure):"),
+            ("print", "[0]:"),
+            ("print", f"  time      : {style.Clock().elastic(t + node.skew)}"),
+            ("print", f"  host      : {node.host}"),
+            ("print", f"  rank      : {rank} (local_rank: {lr})"),
+            ("print", f"  exitcode  : {exitcode} (pid: {pid})"),
+            ("print", "  error_file: <N/A>"),
+            ("print", f"  traceback : {sig} {pid}" if sig else
+             "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"),
+            ("print", "============================================================"),
+        )]
+        self._agent_burst(st, t, msgs)
+
+    def _teardown_sigterm(self, st: Stream, t: float) -> None:
+        node = st.node
+        msgs: list[Msg] = [("launcher", "WARNING", "Received Signals.SIGTERM death signal, shutting down workers",
+                            node.ranks[0])]
+        msgs += [("launcher", "WARNING", f"Sending process {p} closing signal SIGTERM", node.ranks[0])
+                 for p in self._host_pids(node)]
+        msgs += self._agent_traceback(node.ranks[0], "raise SignalException(f\"Process {os.getpid()} got signal: {sigval}\", sigval=sigval)")
+        msgs.append(("print", "ERROR", f"torch.distributed.elastic.multiprocessing.api.SignalException: Process "
+                     f"{node.pids[0] - 40} got signal: 15", node.ranks[0]))
+        self._agent_burst(st, t, msgs)
+
+    def _teardown_killed(self, t: float, strike_at: int) -> Result:
+        """A slow job killed by its owner: SIGTERM on every host."""
+        for st in self._launch_streams():
+            self._teardown_sigterm(st, t + self.rng.uniform(0, 2))
+        return self._result(self._hit_streams(), [strike_at])
+
+    def _agent_burst(self, st: Stream, t: float, msgs: list[Msg]) -> None:
+        """The elastic agent prints once per host, into the host's first file (or the console)."""
+        host = st.node.host_index
+        if host in self._torn:
+            return
+        self._torn.add(host)
+        target = self.console or next(x for x in self.streams if x.node.host_index == host)
+        self.burst(target, t, msgs, (0.0001, 0.01))
+
+    def _host_pids(self, node: Node) -> list[int]:
+        base = node.pids[0] - node.devs[0]
+        return [base + d for d in range(self.s.per_host)]
+
+    def _agent_traceback(self, rank: int, last: str) -> list[Msg]:
+        site = "/usr/local/lib/python3.10/dist-packages/torch/distributed"
+        frames = (
+            ("/usr/local/bin/torchrun", 8, "<module>", "sys.exit(main())"),
+            (f"{site}/elastic/multiprocessing/errors/__init__.py", 347, "wrapper", "return f(*args, **kwargs)"),
+            (f"{site}/run.py", 812, "main", "run(args)"),
+            (f"{site}/run.py", 803, "run", "elastic_launch("),
+            (f"{site}/launcher/api.py", 135, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+            (f"{site}/launcher/api.py", 268, "launch_agent", last),
+        )
+        out: list[Msg] = [("print", "ERROR", "Traceback (most recent call last):", rank)]
+        for path, ln, fn, code in frames:
+            out.append(("print", "ERROR", f'  File "{path}", line {ln}, in {fn}', rank))
+            out.append(("print", "ERROR", f"    {code}", rank))
+        return out
+
+    # ------------------------------------------------------------------ result
+
+    def _result(self, hit: list[int], iterations: list[int]) -> Result:
+        fault = self.fault
+        faulty = hit if fault is not None and fault.node_local else []
+        return Result(self.streams, self.console, hit, faulty, iterations, self.event_texts, self.vars)
+
+
+def simulate(setting: Setting, shape: Shape, rng: random.Random, fault: FaultType | None) -> Result:
+    """Run one job; ``fault=None`` gives a successful job of the setting."""
+    return Job(setting, shape, rng, fault).run(shape.lines_per_stream)
