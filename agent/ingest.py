@@ -28,6 +28,7 @@ from .schema import LogLine
 LOG_SUFFIXES = (".log", ".txt", ".out")
 MAX_LINE_CHARS = 16_384  # longer lines are clipped: a 10 MB line is data loss either way, keep the head
 SNIFF_BYTES = 8192
+YEAR_SNIFF_BYTES = 256 * 1024  # dated lines may start after a long undated preamble
 CONSOLE_SNIFF_LINES = 2000
 
 # --- launcher rank prefixes ------------------------------------------------------------
@@ -152,13 +153,13 @@ def _open_text(path: Path):  # type: ignore[no-untyped-def]
     return path.open("r", encoding="utf-8", errors="replace", newline="\n")
 
 
-def _sniff(path: Path) -> bytes:
+def _sniff(path: Path, size: int = SNIFF_BYTES) -> bytes:
     try:
         if path.name.endswith(".gz"):
             with gzip.open(path, "rb") as fh:
-                return fh.read(SNIFF_BYTES)
+                return fh.read(size)
         with path.open("rb") as fh:
-            return fh.read(SNIFF_BYTES)
+            return fh.read(size)
     except (EOFError, OSError, zlib.error):
         return b""  # unreadable head: read_lines reports the precise problem
 
@@ -226,7 +227,9 @@ def open_job(job: Path | str) -> Job:
         if looks_binary(head):
             warnings.append(f"{path}: binary content, skipped")
             continue
-        years.update(int(m.group(1)) for m in _TS_ISO.finditer(head.decode("utf-8", "replace")))
+        if not years:
+            sample = _sniff(path, YEAR_SNIFF_BYTES).decode("utf-8", "replace")
+            years.update(int(m.group(1)) for m in _TS_ISO.finditer(sample))
         sources.append(SourceFile(path=path, node=name, console=_detect_console(path)))
     if not sources:
         raise InputError(f"no readable log lines under {root}", "; ".join(warnings) or "check the files")
@@ -336,11 +339,12 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
                 if clock is None:
                     clock = clocks[node] = _Clock(source.year)
                 ts = clock.parse(text)
+                stamped = ts is not None
                 if ts is None:
                     ts = last_ts.get(node)
                 else:
                     last_ts[node] = ts
-                yield LogLine(node, lineno, ts, parse_level(text), text)
+                yield LogLine(node, lineno, ts, parse_level(text), text, stamped)
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")
     except OSError as exc:

@@ -113,6 +113,7 @@ class NodeScan:
     key_of_line: array = field(default_factory=lambda: array("i"))  # index into keys
     lineno: array = field(default_factory=lambda: array("i"))
     ts: array = field(default_factory=lambda: array("d"))  # NaN when unknown
+    stamped: array = field(default_factory=lambda: array("b"))  # 1 when the line carried its own timestamp
     level: array = field(default_factory=lambda: array("b"))  # LEVEL_CODES
     iteration: array = field(default_factory=lambda: array("i"))  # -1 when the line names none
     samples: list[list[str]] = field(default_factory=list)  # first raw texts per key
@@ -156,6 +157,7 @@ def scan_lines(lines: Iterable[LogLine], masker: Masker | None = None) -> list[N
         scan.key_of_line.append(idx)
         scan.lineno.append(line.lineno)
         scan.ts.append(nan if line.ts is None else line.ts)
+        scan.stamped.append(line.stamped)
         scan.level.append(LEVEL_CODES.get(line.level, 0))
         if "<ITER>" in scan.keys[idx]:
             m = _ITER_VALUE.search(text)

@@ -41,7 +41,8 @@ class NodeLog:
     source: Path
     template: np.ndarray  # int64 template id per line
     lineno: np.ndarray  # int32
-    ts: np.ndarray  # float64, NaN unknown
+    ts: np.ndarray  # float64, NaN unknown; estimated for unstamped lines (see extract.temporal)
+    stamped: np.ndarray  # bool: the line carried its own timestamp
     level: np.ndarray  # int8 LEVEL_CODES
     iteration: np.ndarray  # int32, -1 none
     samples: dict[int, list[str]]  # template id -> a few raw texts
@@ -143,6 +144,7 @@ def mine_job(
             template=ids[key_of_line],
             lineno=np.frombuffer(scan.lineno, dtype=np.int32).copy(),
             ts=ts,
+            stamped=np.frombuffer(scan.stamped, dtype=np.int8).astype(bool),
             level=np.frombuffer(scan.level, dtype=np.int8).copy(),
             iteration=np.frombuffer(scan.iteration, dtype=np.int32).copy(),
             samples=samples,

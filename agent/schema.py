@@ -57,6 +57,7 @@ class LogLine:
     ts: float | None  # POSIX seconds; inherited from the previous line when absent
     level: str | None  # normalised: DEBUG, INFO, WARNING, ERROR, CRITICAL
     text: str  # the message, launcher rank prefix removed
+    stamped: bool = True  # False when ts was inherited (the line carries no timestamp)
 
 
 # ---------------------------------------------------------------- labels (l4-label/1)

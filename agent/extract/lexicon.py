@@ -10,25 +10,34 @@ from __future__ import annotations
 
 import re
 
-# Consequences of a fault elsewhere: waiting on a peer, losing a peer, being torn down.
-CASCADE = re.compile(
+# Waiting on or losing a peer: usually a consequence, but a timeout can be the first sign
+# (a connect that never succeeds), so these stay eligible as roots.
+WAIT = re.compile(
     r"(?i)("
     r"time[d]?[ _-]?out|timeout|watchdog|deadline exceeded|"
     r"connection (reset|refused|closed)|closed by (remote )?peer|broken pipe|remote (process|peer|rank)|"
     r"peer .{0,40}(exited|closed|unreachable|lost|disconnect)|(exited|disconnected) unexpectedly|"
-    r"sigterm|sigkill|signal ?(9|15)\b|signals?\.SIG|terminat(e|ed|ing)|closing signal|received signal|"
-    r"killing (process|worker|rank)|sending process .{0,30} (closing|kill)|"
-    r"childfailed|child process|worker.{0,20}(failed|exited)|exitcode|exit code|exit status|"
-    r"aborting|abort(ed)? (the )?(job|communicator|process group)|"
-    r"elastic|rendezvous .{0,20}(closed|shutdown)|shutting down|teardown|stopping (the )?job|"
     r"notify wait|wait(ing)? for .{0,40}(rank|peer|process)|barrier|"
     r"failed to (send|recv|receive)|(send|recv) failed|"
     r"\bcommunicator\b.{0,20}abort|ncclRemoteError|nccl .{0,20}error.{0,30}remote"
     r")"
 )
 
+# The job being torn down after the fact: signals, launcher summaries, process-group aborts.
+TEARDOWN = re.compile(
+    r"(?i)("
+    r"sigterm|sigkill|signal ?(9|15)\b|signals?\.SIG|closing signal|received signal|got signal|"
+    r"killing (process|worker|rank)|sending process .{0,30} (closing|kill)|"
+    r"childfailed|exitcode|exit code|exit status|"
+    r"aborting|abort(ed)? (the )?(job|communicator|process group)|"
+    r"(taking|take|bring(ing)?) (the )?(entire )?process down|"
+    r"elastic.{0,40}(fail|error|stop|shut)|rendezvous .{0,20}(closed|shutdown)|shutting down|teardown|stopping (the )?job|"
+    r"terminat(e|ed|ing) (called|the|all|worker|process)|worker group .{0,20}(fail|stop)"
+    r")"
+)
+
 # Launcher and job-control words that are written in capitals when they report teardown.
-CASCADE_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCANCELLED\b|\bABORTED\b")
+TEARDOWN_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCANCELLED\b|\bABORTED\b")
 
 # Context printed around an error, never the error itself.
 CONTEXT = re.compile(
@@ -54,8 +63,15 @@ ERROR_WORDS = re.compile(
 )
 
 
-def is_cascade(template: str) -> bool:
-    return bool(CASCADE.search(template) or CASCADE_CAPS.search(template))
+def role_of(template: str) -> str:
+    """context | teardown | wait | candidate."""
+    if CONTEXT.search(template):
+        return "context"
+    if TEARDOWN.search(template) or TEARDOWN_CAPS.search(template):
+        return "teardown"
+    if WAIT.search(template):
+        return "wait"
+    return "candidate"
 
 
 def has_error_words(template: str) -> bool:

@@ -37,7 +37,7 @@ class EventCandidate:
     reasons: list[str]
     nodes: list[str]
     first_ts: float
-    role: str  # root | companion | cascade | context | noise
+    role: str  # root | companion | candidate | wait | teardown | context
 
 
 @dataclass
@@ -57,7 +57,7 @@ class Extraction:
     scope: str  # node_local | global | unknown
     timeline: temporal.Timeline
     table: EventTable
-    cascades: list[EventCandidate] = field(default_factory=list)  # consequences, for context
+    cascades: list[EventCandidate] = field(default_factory=list)  # waits and teardown, for context
     abnormal_iterations: list[temporal.IterationAnomaly] = field(default_factory=list)
     normal_jobs: int = 0
 
@@ -100,6 +100,7 @@ def _episode_start(
 _LEVEL_FACTOR = {0: 1.0, 1: 0.5, 2: 0.85, 3: 1.0, 4: 1.1, 5: 1.1}  # mining.LEVEL_CODES
 # Without normal jobs novelty says nothing; levels are the weaker evidence left.
 _LEVEL_FACTOR_NO_HISTORY = {0: 0.6, 1: 0.2, 2: 0.35, 3: 0.8, 4: 1.0, 5: 1.0}
+_ROLE_FACTOR = {"candidate": 1.0, "wait": 0.8, "teardown": 0.3, "context": 0.1}
 ROOT_SHARE = 0.75  # the root is the earliest candidate scoring at least this share of the best
 
 
@@ -107,6 +108,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
     """Run the L4 statistics over a mined job (mined against ``profile.miner`` when given)."""
     masker = Masker()
     progress_tids = temporal.progress_templates(mined)
+    temporal.impute_times(mined)
     skew = temporal.estimate_skew(mined, progress_tids)
     table = build_table(mined, skew)
     timeline = temporal.build_timeline(mined, table, progress_tids)
@@ -133,12 +135,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         first = stats.first_ts
         spread = _spread(stats, n_nodes)
         reasons = [verdict.reason]
-        if lexicon.is_context(template):
-            role = "context"
-        elif lexicon.is_cascade(template):
-            role = "cascade"
-        else:
-            role = "candidate"
+        role = lexicon.role_of(template)
         in_episode = math.isnan(first) or first >= window_start
         score = verdict.weight
         if not in_episode:
@@ -154,6 +151,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
             score *= 1.2
         elif stats.max_level < 3:
             score *= 0.8
+        score *= _ROLE_FACTOR[role]
         marks = temporal.stage_of_template(template)
         if marks in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2:
             score *= 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
@@ -167,13 +165,12 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         # Same second: the line printed first on that node comes first.
         return (e.first_ts if not math.isnan(e.first_ts) else math.inf, stats.per_node[first].first_pos)
 
-    in_window = [e for e in scored if e.score >= 0.3]
-    roots_pool = sorted((e for e in in_window if e.role == "candidate"), key=time_key)
-    cascades = sorted((e for e in in_window if e.role == "cascade"), key=time_key)
+    in_window = [e for e in scored if e.score >= 0.25]
+    roots_pool = sorted((e for e in in_window if e.role in ("candidate", "wait")), key=time_key)
+    cascades = sorted((e for e in in_window if e.role in ("wait", "teardown")), key=time_key)
     if not roots_pool:
-        # Only consequences are left (a silent node, a dead host): they are the evidence.
-        roots_pool = cascades
-        cascades = []
+        # Only teardown is left (a silent node, a dead host): it is the evidence.
+        roots_pool = [e for e in cascades if e.role == "teardown"]
     events: list[EventCandidate] = []
     if roots_pool:
         strongest = max(e.score for e in roots_pool)
@@ -187,7 +184,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
             close = not math.isnan(e.first_ts) and not math.isnan(root.first_ts) and (
                 abs(e.first_ts - root.first_ts) <= COMPANION_SECONDS
             )
-            if close and e.score >= ROOT_SHARE * root.score:
+            if close and e.role == "candidate" and e.score >= ROOT_SHARE * root.score:
                 e.role = "companion"
                 e.reasons.insert(0, "follows the root on the same node(s)")
                 events.append(e)
@@ -201,7 +198,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
 
     # ---- nodes
     identities = spatial.node_identities(mined, table, masker)
-    blame_tids = [e.tid for e in scored if e.role in ("cascade", "candidate", "root", "companion") and e.score >= 0.3]
+    blame_tids = [e.tid for e in scored if e.role != "context" and e.score >= 0.2]
     blame = spatial.blame_graph(mined, table, blame_tids, identities, masker)
     forest = spatial.isolation_forest(table, [s.tid for s, _ in kept])
     nodes = _rank_nodes(table, timeline, root_stats, scope, blame, forest, scored)

@@ -109,6 +109,57 @@ def node_progress(log: NodeLog, progress_tids: set[int], offset: float) -> Progr
     return Progress(pos=pos, iteration=log.iteration[pos].astype(np.int64), ts=log.ts[pos] - offset)
 
 
+def impute_times(mined: MinedJob, stamped_share: float = 0.5) -> list[str]:
+    """Give lines without their own timestamp a time from the iteration they belong to.
+
+    Some formats (Python's default ``LEVEL:logger:msg``) stamp nothing, so every line would
+    inherit the launcher's start time and cross-node timing would be meaningless. Training
+    is synchronous, so iteration k happens at one moment on every node: a map iteration ->
+    time, from whatever stamped iteration lines exist (or, if none, a nominal one second
+    per iteration after the last stamp) dates the rest. Returns the nodes changed."""
+    changed: list[str] = []
+    needy = [n for n, log in mined.nodes.items() if len(log) and log.stamped.mean() < stamped_share]
+    if not needy:
+        return changed
+    its: list[np.ndarray] = []
+    times: list[np.ndarray] = []
+    for log in mined.nodes.values():
+        mask = (log.iteration >= 0) & log.stamped & ~np.isnan(log.ts)
+        if mask.any():
+            its.append(log.iteration[mask].astype(float))
+            times.append(log.ts[mask])
+    known_it = np.concatenate(its) if its else np.array([])
+    if len(np.unique(known_it)) >= 2:
+        order = np.argsort(known_it, kind="stable")
+        k_it, k_ts = known_it[order], np.concatenate(times)[order]
+        uniq, start = np.unique(k_it, return_index=True)
+        med = np.array([np.median(k_ts[a:b]) for a, b in zip(start, [*start[1:], len(k_ts)], strict=True)])
+        rate = float(np.median(np.diff(med) / np.diff(uniq))) if len(uniq) > 1 else 1.0
+    else:
+        uniq, med, rate = np.array([]), np.array([]), 1.0
+    for name in needy:
+        log = mined.nodes[name]
+        ctx = np.where(log.iteration >= 0, log.iteration, -1).astype(float)
+        ctx = np.maximum.accumulate(ctx)  # the iteration each line belongs to
+        target = ~log.stamped & (ctx >= 0)
+        if not target.any():
+            continue
+        if len(uniq) >= 2:
+            est = np.interp(ctx, uniq, med)
+            est = np.where(ctx > uniq[-1], med[-1] + (ctx - uniq[-1]) * rate, est)
+            est = np.where(ctx < uniq[0], med[0] - (uniq[0] - ctx) * rate, est)
+        else:
+            first = int(np.flatnonzero(ctx >= 0)[0])
+            base = float(log.ts[first]) if not math.isnan(log.ts[first]) else 0.0
+            est = base + (ctx - ctx[first]) * rate
+        new_ts = np.where(target, est, log.ts)
+        valid = ~np.isnan(new_ts)
+        new_ts[valid] = np.maximum.accumulate(new_ts[valid])  # time never runs backwards in a file
+        log.ts = new_ts
+        changed.append(name)
+    return changed
+
+
 def estimate_skew(mined: MinedJob, progress_tids: set[int]) -> dict[str, float]:
     """Per-node clock offset (seconds) against the job's median clock.
 
