@@ -9,10 +9,10 @@ logs or reprs.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import tomllib
 from pydantic import SecretStr
 
 from .errors import ConfigError

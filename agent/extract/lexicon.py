@@ -42,7 +42,8 @@ TEARDOWN_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCAN
 # Context printed around an error, never the error itself.
 CONTEXT = re.compile(
     r"(?i)("
-    r"^\s*traceback \(most recent call last\)|^\s*file \".*\", line|^\s*File <|^\s*\^+\s*$|"
+    r"^\s*traceback \(most recent call last\)|^\s*file \".*\", line|^\s*File <|^\s*[\^~]+\s*$|"
+    r"^\s*frame #|<unknown function>|^\s{4,}\S|^\s*[\w.]+\($|"
     r"^\s*[=\-*#~]{8,}\s*$|^\s*\[<NUM>\]:?\s*$|^\s*<NUM>:\s*$|^\s*(time|host|rank|exitcode|error_file|traceback|local_rank|pid)\s*:|"
     r"root cause \(first observed failure\)|^\s*failures:|no_other_failures|"
     r"to enable traceback|see https?://|^\s*\[\d+\]:\s*$|^\s*raise |^\s*return |^\s*<\*>\s*$|"

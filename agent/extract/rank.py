@@ -101,7 +101,8 @@ _LEVEL_FACTOR = {0: 1.0, 1: 0.5, 2: 0.85, 3: 1.0, 4: 1.1, 5: 1.1}  # mining.LEVE
 # Without normal jobs novelty says nothing; levels are the weaker evidence left.
 _LEVEL_FACTOR_NO_HISTORY = {0: 0.6, 1: 0.2, 2: 0.35, 3: 0.8, 4: 1.0, 5: 1.0}
 _ROLE_FACTOR = {"candidate": 1.0, "wait": 0.8, "teardown": 0.3, "context": 0.1}
-ROOT_SHARE = 0.75  # the root is the earliest candidate scoring at least this share of the best
+ROOT_SHARE = 0.75
+WAIT_LEAD = 120.0  # a timeout this much earlier than any error is the first sign itself  # the root is the earliest candidate scoring at least this share of the best
 
 
 def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction:
@@ -174,7 +175,14 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
     events: list[EventCandidate] = []
     if roots_pool:
         strongest = max(e.score for e in roots_pool)
-        root = next(e for e in roots_pool if e.score >= ROOT_SHARE * strongest)
+        eligible = [e for e in roots_pool if e.score >= ROOT_SHARE * strongest]
+        first_wait = next((e for e in eligible if e.role == "wait"), None)
+        first_cand = next((e for e in eligible if e.role != "wait"), None)
+        # A peer's timeout often reaches the log a moment before the faulty node's own
+        # error (or the clocks disagree by that much): prefer the error when it is close.
+        root = first_cand if first_cand is not None else eligible[0]
+        if first_wait is not None and first_cand is not None and time_key(first_wait)[0] < time_key(first_cand)[0] - WAIT_LEAD:
+            root = first_wait
         root.role = "root"
         root.reasons.insert(0, "earliest novel event of the failure episode")
         events.append(root)
