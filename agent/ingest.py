@@ -66,7 +66,7 @@ _TS_SYSLOG = re.compile(
     r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?: (\d{4}))?"
 )
 # glog "I0512 10:31:02.123456": level letter, month, day.
-_TS_GLOG = re.compile(r"^([IWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,6})")
+_TS_GLOG = re.compile(r"^([DIWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,6})")
 _TS_SCAN_CHARS = 96  # timestamps sit at the head of a line; scanning further only finds false ones
 
 # --- levels ------------------------------------------------------------------------------

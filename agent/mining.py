@@ -52,7 +52,7 @@ class Mask:
 MASKS: tuple[Mask, ...] = (
     Mask("TS", r"\d{4}[-/]\d{2}[-/]\d{2}[T \-_]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*(?:Z|[+-]\d{2}:?\d{2})?"),
     Mask("TS", r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?"),
-    Mask("TS", r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+"),
+    Mask("TS", r"^[DIWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+"),
     Mask("TS", r"^\[ *\d+\.\d+\]"),
     Mask("IP", r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),
     Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?\b"),

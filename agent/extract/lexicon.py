@@ -43,7 +43,7 @@ TEARDOWN_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCAN
 CONTEXT = re.compile(
     r"(?i)("
     r"^\s*traceback \(most recent call last\)|^\s*file \".*\", line|^\s*File <|^\s*[\^~]+\s*$|"
-    r"^\s*frame #|<unknown function>|^\s{4,}\S|^\s*[\w.]+\($|"
+    r"^\s*frame #|<unknown function>|^\s*[\w.]+\($|"
     r"^\s*[=\-*#~]{8,}\s*$|^\s*\[<NUM>\]:?\s*$|^\s*<NUM>:\s*$|^\s*(time|host|rank|exitcode|error_file|traceback|local_rank|pid)\s*:|"
     r"root cause \(first observed failure\)|^\s*failures:|no_other_failures|"
     r"to enable traceback|see https?://|^\s*\[\d+\]:\s*$|^\s*raise |^\s*return |^\s*<\*>\s*$|"
@@ -51,6 +51,10 @@ CONTEXT = re.compile(
     r"^\s*\w+(\.\w+)*\(.*\)\s*$"
     r")"
 )
+
+# Indented source lines under a traceback frame ("    return f(x)") keep their indentation
+# only in the raw text.
+RAW_CONTEXT = re.compile(r"^(\s{2,}\S|\s*File \")")
 
 # Python exception lines ("RuntimeError: ...") are roots when nothing earlier explains them.
 EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|Fault)\b:?")
@@ -64,9 +68,10 @@ ERROR_WORDS = re.compile(
 )
 
 
-def role_of(template: str) -> str:
-    """context | teardown | wait | candidate."""
-    if CONTEXT.search(template):
+def role_of(template: str, raw: str = "") -> str:
+    """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
+    indentation that marks traceback source lines."""
+    if CONTEXT.search(template) or (raw and RAW_CONTEXT.search(raw)):
         return "context"
     if TEARDOWN.search(template) or TEARDOWN_CAPS.search(template):
         return "teardown"

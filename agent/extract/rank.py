@@ -102,7 +102,15 @@ _LEVEL_FACTOR = {0: 1.0, 1: 0.5, 2: 0.85, 3: 1.0, 4: 1.1, 5: 1.1}  # mining.LEVE
 _LEVEL_FACTOR_NO_HISTORY = {0: 0.6, 1: 0.2, 2: 0.35, 3: 0.8, 4: 1.0, 5: 1.0}
 _ROLE_FACTOR = {"candidate": 1.0, "wait": 0.8, "teardown": 0.3, "context": 0.1}
 ROOT_SHARE = 0.75
+ROOT_MIN_SCORE = 0.7  # any novel, non-consequence message this strong can be the first sign
+COMPANION_SHARE = 0.5
 WAIT_LEAD = 120.0  # a timeout this much earlier than any error is the first sign itself  # the root is the earliest candidate scoring at least this share of the best
+
+
+def _first_sample(mined: MinedJob, stats: EventStats) -> str:
+    node = stats.first_node()
+    samples = mined.nodes[node].samples.get(stats.tid) or [""]
+    return samples[0]
 
 
 def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction:
@@ -136,7 +144,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         first = stats.first_ts
         spread = _spread(stats, n_nodes)
         reasons = [verdict.reason]
-        role = lexicon.role_of(template)
+        sample = _first_sample(mined, stats)
+        role = lexicon.role_of(template, sample)
         in_episode = math.isnan(first) or first >= window_start
         score = verdict.weight
         if not in_episode:
@@ -175,7 +184,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
     events: list[EventCandidate] = []
     if roots_pool:
         strongest = max(e.score for e in roots_pool)
-        eligible = [e for e in roots_pool if e.score >= ROOT_SHARE * strongest]
+        eligible = [e for e in roots_pool if e.score >= min(ROOT_MIN_SCORE, ROOT_SHARE * strongest)]
         first_wait = next((e for e in eligible if e.role == "wait"), None)
         first_cand = next((e for e in eligible if e.role != "wait"), None)
         # A peer's timeout often reaches the log a moment before the faulty node's own
@@ -192,7 +201,9 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
             close = not math.isnan(e.first_ts) and not math.isnan(root.first_ts) and (
                 abs(e.first_ts - root.first_ts) <= COMPANION_SECONDS
             )
-            if close and e.role == "candidate" and e.score >= ROOT_SHARE * root.score:
+            same_nodes = set(e.nodes) <= set(root.nodes) and len(root.nodes) <= max(1, n_nodes // 2)
+            kind_ok = e.role == "candidate" or (e.role == "wait" and same_nodes)
+            if close and kind_ok and e.score >= max(ROOT_MIN_SCORE, COMPANION_SHARE * root.score):
                 e.role = "companion"
                 e.reasons.insert(0, "follows the root on the same node(s)")
                 events.append(e)
