@@ -51,8 +51,9 @@ CONSOLE_FORMATS = (
     ConsoleFormat("mpirun", _MPI_PREFIX),
     ConsoleFormat("srun", _SRUN_PREFIX),
 )
-# srun's "3: " is easy to confuse with ordinary text, so it must dominate the sample.
-_CONSOLE_MIN_SHARE = {"torchrun": 0.3, "mpirun": 0.3, "srun": 0.8}
+# srun's "3: " is easier to confuse with ordinary text, so each rank must recur too.
+_CONSOLE_MIN_SHARE = {"torchrun": 0.3, "mpirun": 0.3, "srun": 0.3}
+_CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3}
 
 # --- timestamps --------------------------------------------------------------------------
 
@@ -176,7 +177,7 @@ def looks_binary(head: bytes) -> bool:
 
 def _detect_console(path: Path) -> ConsoleFormat | None:
     counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
-    ranks: dict[str, set[str]] = {fmt.name: set() for fmt in CONSOLE_FORMATS}
+    ranks: dict[str, Counter[str]] = {fmt.name: Counter() for fmt in CONSOLE_FORMATS}
     total = 0
     try:
         with _open_text(path) as fh:
@@ -186,7 +187,7 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
                     m = fmt.pattern.match(line)
                     if m:
                         counts[fmt.name] += 1
-                        ranks[fmt.name].add(m.group(1))
+                        ranks[fmt.name][m.group(1)] += 1
                         break
                 if total >= CONSOLE_SNIFF_LINES:
                     break
@@ -195,7 +196,8 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
     if not total:
         return None
     for fmt in CONSOLE_FORMATS:
-        if len(ranks[fmt.name]) >= 2 and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name]:
+        recurring = [r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]
+        if len(recurring) >= 2 and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name]:
             return fmt
     return None
 

@@ -104,7 +104,24 @@ _ROLE_FACTOR = {"candidate": 1.0, "wait": 0.8, "teardown": 0.3, "context": 0.1}
 ROOT_SHARE = 0.75
 ROOT_MIN_SCORE = 0.7  # any novel, non-consequence message this strong can be the first sign
 COMPANION_SHARE = 0.5
+BURST_SECONDS = 2.0
+BURST_MIN_SCORE = 0.4
 WAIT_LEAD = 120.0  # a timeout this much earlier than any error is the first sign itself  # the root is the earliest candidate scoring at least this share of the best
+
+
+def _earliest_on_node(root: EventCandidate, eligible: list[EventCandidate], table: EventTable) -> EventCandidate:
+    """Among eligible events printed in the same second on the root's node, the one whose
+    line comes first: timestamps tie, line order does not."""
+    node = table.events[root.tid].first_node()
+    pos = table.events[root.tid].per_node[node].first_pos
+    best = root
+    for e in eligible:
+        stats = table.events[e.tid].per_node.get(node)
+        if stats is None or math.isnan(e.first_ts) or math.isnan(root.first_ts):
+            continue
+        if abs(stats.first_ts - root.first_ts) <= 1.0 and stats.first_pos < pos:
+            best, pos = e, stats.first_pos
+    return best
 
 
 def _first_sample(mined: MinedJob, stats: EventStats) -> str:
@@ -159,7 +176,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         score *= (_LEVEL_FACTOR if history else _LEVEL_FACTOR_NO_HISTORY).get(stats.max_level, 1.0)
         if lexicon.has_error_words(template):
             score *= 1.2
-        elif stats.max_level < 3:
+        elif stats.max_level < 3 or not history:
             score *= 0.8
         score *= _ROLE_FACTOR[role]
         marks = temporal.stage_of_template(template)
@@ -192,15 +209,28 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         root = first_cand if first_cand is not None else eligible[0]
         if first_wait is not None and first_cand is not None and time_key(first_wait)[0] < time_key(first_cand)[0] - WAIT_LEAD:
             root = first_wait
+        root = _earliest_on_node(root, eligible, table)
         root.role = "root"
         root.reasons.insert(0, "earliest novel event of the failure episode")
         events.append(root)
         for e in roots_pool:
             if e is root or len(events) >= MAX_EVENTS:
                 continue
-            close = not math.isnan(e.first_ts) and not math.isnan(root.first_ts) and (
-                abs(e.first_ts - root.first_ts) <= COMPANION_SECONDS
-            )
+            gap = abs(e.first_ts - root.first_ts) if not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
+            close = gap <= COMPANION_SECONDS
+            # A burst on the root's own node(s) in the same moment is one fault speaking.
+            local_root = len(root.nodes) <= max(1, n_nodes // 2)
+            if (
+                local_root
+                and gap <= BURST_SECONDS
+                and e.role == "candidate"
+                and set(e.nodes) <= set(root.nodes)
+                and e.score >= BURST_MIN_SCORE
+            ):
+                e.role = "companion"
+                e.reasons.insert(0, "printed with the root on the same node(s)")
+                events.append(e)
+                continue
             same_nodes = set(e.nodes) <= set(root.nodes) and len(root.nodes) <= max(1, n_nodes // 2)
             kind_ok = e.role == "candidate" or (e.role == "wait" and same_nodes)
             if close and kind_ok and e.score >= max(ROOT_MIN_SCORE, COMPANION_SHARE * root.score):
