@@ -86,3 +86,18 @@ def has_error_words(template: str) -> bool:
 
 def is_context(template: str) -> bool:
     return bool(CONTEXT.search(template))
+
+
+_WORD = re.compile(r"(?<![<\w])[A-Za-z][A-Za-z_]{2,}(?![\w>])")
+_LOG_NOISE_WORDS = frozenset({"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "NOTICE", "CRITICAL", "FATAL", "PID"})
+
+
+def informative_words(template: str) -> int:
+    """Distinct real words in a template (masks, levels and codes excluded): how much a
+    message says. 'Inner Error!' or 'Last error:' say little on their own."""
+    words = {w.lower() for w in _WORD.findall(template) if w.upper() not in _LOG_NOISE_WORDS}
+    return len(words)
+
+
+def is_exception_line(raw: str) -> bool:
+    return bool(EXCEPTION.match(raw))

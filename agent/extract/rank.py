@@ -102,6 +102,8 @@ _LEVEL_FACTOR = {0: 1.0, 1: 0.5, 2: 0.85, 3: 1.0, 4: 1.1, 5: 1.1}  # mining.LEVE
 _LEVEL_FACTOR_NO_HISTORY = {0: 0.6, 1: 0.2, 2: 0.35, 3: 0.8, 4: 1.0, 5: 1.0}
 _ROLE_FACTOR = {"candidate": 1.0, "wait": 0.8, "teardown": 0.3, "context": 0.1}
 ROOT_SHARE = 0.75
+ROOT_MIN_WORDS = 2  # a message must say something to be a root
+COMPANION_MIN_WORDS = 3
 ROOT_MIN_SCORE = 0.7  # any novel, non-consequence message this strong can be the first sign
 COMPANION_SHARE = 0.5
 BURST_SECONDS = 2.0
@@ -192,7 +194,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         # Same second: the line printed first on that node comes first.
         return (e.first_ts if not math.isnan(e.first_ts) else math.inf, stats.per_node[first].first_pos)
 
-    in_window = [e for e in scored if e.score >= 0.25]
+    in_window = [e for e in scored if e.score >= 0.25 and lexicon.informative_words(e.template) >= ROOT_MIN_WORDS]
     roots_pool = sorted((e for e in in_window if e.role in ("candidate", "wait")), key=time_key)
     cascades = sorted((e for e in in_window if e.role in ("wait", "teardown")), key=time_key)
     if not roots_pool:
@@ -215,6 +217,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         events.append(root)
         for e in roots_pool:
             if e is root or len(events) >= MAX_EVENTS:
+                continue
+            if lexicon.informative_words(e.template) < COMPANION_MIN_WORDS:
                 continue
             gap = abs(e.first_ts - root.first_ts) if not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
             close = gap <= COMPANION_SECONDS
@@ -277,9 +281,14 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
             if it not in iterations:
                 iterations.append(it)
     anomalies = temporal.abnormal_iterations(mined, timeline, progress_tids) if timeline.has_training else []
+    # A silence after a fatal error is a crash whose peers waited for the watchdog; a
+    # silence after a warning (or nothing) is a hang.
+    fatal_root = root_stats is not None and (
+        root_stats.max_level >= 4 or lexicon.is_exception_line(_first_sample(mined, root_stats))
+    )
     if not timeline.has_training:
         symptom = "launching_failure"
-    elif timeline.hang or timeline.slowdown:
+    elif timeline.slowdown or (timeline.hang and not fatal_root):
         symptom = "abnormal_behavior"
     else:
         symptom = "training_crash"
