@@ -25,6 +25,7 @@ from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 if TYPE_CHECKING:
     from .extract import Extraction
     from .extract.crossjob import NormalProfile
+    from .library import FaultLibrary
 
 MAX_OCCURRENCES = 10_000  # CONTRACTS.md: then "occurrences_truncated": true
 
@@ -234,6 +235,18 @@ def resolve_profile(
     return None
 
 
+_LIBRARY: list[FaultLibrary] = []  # loaded once per process: parsing ~200 docs costs ~0.3 s
+
+
+def fault_library() -> FaultLibrary:
+    """The bundled doc signatures plus the user's confirmed patterns."""
+    from .library import FaultLibrary
+
+    if not _LIBRARY:
+        _LIBRARY.append(FaultLibrary.load())
+    return _LIBRARY[0]
+
+
 MAX_TEXTS_PER_EVENT = 200  # occurrences beyond this keep node and line, text comes from a sample
 
 
@@ -308,6 +321,7 @@ def analyze(
     workers: int | None = None,
     progress: Progress | None = None,
     use_pool: bool = True,
+    use_library: bool = True,
 ) -> Analysis:
     """Diagnose a job: mine it against the normal jobs (if any), extract, and reason."""
     from .extract import extract
@@ -318,7 +332,7 @@ def analyze(
     t1 = time.perf_counter()
     mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
     t2 = time.perf_counter()
-    extraction = extract(mined, profile)
+    extraction = extract(mined, profile, fault_library() if use_library else None)
     t3 = time.perf_counter()
     diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
     t4 = time.perf_counter()

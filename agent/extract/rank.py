@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..library import FaultLibrary, LibraryMatch
 from ..mining import Masker
 from ..pipeline import MinedJob
 from . import lexicon, spatial, temporal
@@ -60,6 +61,7 @@ class Extraction:
     cascades: list[EventCandidate] = field(default_factory=list)  # waits and teardown, for context
     abnormal_iterations: list[temporal.IterationAnomaly] = field(default_factory=list)
     normal_jobs: int = 0
+    known: dict[int, LibraryMatch] = field(default_factory=dict)  # event -> best library match
 
 
 def _spread(stats: EventStats, n_nodes: int) -> float:
@@ -104,6 +106,8 @@ _ROLE_FACTOR = {"candidate": 1.0, "wait": 0.8, "teardown": 0.3, "context": 0.1}
 ROOT_SHARE = 0.75
 ROOT_MIN_WORDS = 2  # a message must say something to be a root
 COMPANION_MIN_WORDS = 3
+LIBRARY_MIN_CONFIDENCE = 0.7  # family-level signatures (a bare error-code prefix) say too little
+LIBRARY_BOOST = 1.25
 ROOT_MIN_SCORE = 0.7  # any novel, non-consequence message this strong can be the first sign
 COMPANION_SHARE = 0.5
 BURST_SECONDS = 2.0
@@ -132,8 +136,11 @@ def _first_sample(mined: MinedJob, stats: EventStats) -> str:
     return samples[0]
 
 
-def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction:
-    """Run the L4 statistics over a mined job (mined against ``profile.miner`` when given)."""
+def extract(mined: MinedJob, profile: NormalProfile | None = None, library: FaultLibrary | None = None) -> Extraction:
+    """Run the L4 statistics over a mined job (mined against ``profile.miner`` when given).
+
+    With a fault ``library``, events whose lines match a specific known fault pattern gain
+    weight (the paper's deployment checks confirmed patterns first)."""
     masker = Masker()
     progress_tids = temporal.progress_templates(mined)
     temporal.impute_times(mined)
@@ -158,6 +165,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
 
     # ---- classify kept events
     scored: list[EventCandidate] = []
+    known: dict[int, LibraryMatch] = {}
     for stats, verdict in kept:
         template = stats.template
         first = stats.first_ts
@@ -181,6 +189,12 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         elif stats.max_level < 3 or not history:
             score *= 0.8
         score *= _ROLE_FACTOR[role]
+        if library is not None and role == "candidate":
+            best = max(library.match([sample]), key=lambda m: m.confidence, default=None)
+            if best is not None and best.confidence >= LIBRARY_MIN_CONFIDENCE:
+                known[stats.tid] = best
+                score *= LIBRARY_BOOST
+                reasons.append(f"matches known fault pattern {best.id}")
         marks = temporal.stage_of_template(template)
         if marks in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2:
             score *= 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
@@ -305,6 +319,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None) -> Extraction
         cascades=cascades[:5],
         abnormal_iterations=anomalies,
         normal_jobs=len(profile.jobs) if profile else 0,
+        known=known,
     )
 
 
