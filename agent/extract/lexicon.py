@@ -62,9 +62,10 @@ EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|
 
 # Words of failure: a tie-breaker between otherwise equal candidates, never a filter.
 ERROR_WORDS = re.compile(
-    r"(?i)(error|fail|fault|exception|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
+    r"(?i)(error|fail|\bfault|exception|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
     r"corrupt|mismatch|incompatib|unsupported|not supported|out of memory|\boom\b|lost|down\b|degraded|"
-    r"exceed|overflow|\bnan\b|illegal|assert|abort|crash|killed|hang|stuck|throttl|unreachable|missing)"
+    r"exceed|overflow|\bnan\b|illegal|assert|abort|crash|killed|hang|stuck|throttl|unreachable|missing|"
+    r"uncorrectable|uncontained|\bxid\b|\becc\b|hardware error|fallen off|parity|deadlock)"
 )
 
 

@@ -184,7 +184,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
             reasons.append(f"on {len(stats.per_node)}/{n_nodes} nodes")
         history = profile is not None and bool(profile.jobs)
         score *= (_LEVEL_FACTOR if history else _LEVEL_FACTOR_NO_HISTORY).get(stats.max_level, 1.0)
-        if lexicon.has_error_words(template):
+        error_words = lexicon.has_error_words(template)
+        if error_words:
             score *= 1.2
         elif stats.max_level < 3 or not history:
             score *= 0.8
@@ -196,7 +197,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
                 score *= LIBRARY_BOOST
                 reasons.append(f"matches known fault pattern {best.id}")
         marks = temporal.stage_of_template(template)
-        if marks in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2:
+        if marks in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2 and not error_words:
             score *= 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
             reasons.append("a workflow step, not an error")
         scored.append(EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role))

@@ -106,6 +106,9 @@ def node_progress(log: NodeLog, progress_tids: set[int], offset: float) -> Progr
         return Progress(empty, empty, np.array([], dtype=float))
     mask = np.isin(log.template, list(progress_tids)) & (log.iteration >= 0)
     pos = np.flatnonzero(mask)
+    # A file holding several ranks prints each iteration once per rank: keep the first.
+    _, first = np.unique(log.iteration[pos], return_index=True)
+    pos = pos[np.sort(first)]
     return Progress(pos=pos, iteration=log.iteration[pos].astype(np.int64), ts=log.ts[pos] - offset)
 
 
