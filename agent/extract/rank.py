@@ -280,9 +280,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         anchor_node = root_stats.first_node()
         node_stats = root_stats.per_node[anchor_node]
         anchor_ts = node_stats.first_ts
-        stage = temporal.job_stage_at(
-            mined, timeline, marks, anchor_node, node_stats.first_pos, anchor_ts, table.skew.get(anchor_node, 0.0)
-        )
+        stage = temporal.job_stage_at(mined, timeline, table, marks, anchor_node, node_stats.first_pos, anchor_ts)
     elif mined.nodes:
         anchor_node = max(mined.nodes, key=lambda n: len(mined.nodes[n]))
         log = mined.nodes[anchor_node]

@@ -27,7 +27,10 @@ from .table import EventTable
 _CKPT_SAVE_DONE = re.compile(
     r"(?i)(successfully\s+saved|saved\s+(the\s+)?checkpoint|checkpoint\s+(is\s+)?saved|save[d]?\b.*\b(done|complete|finished))"
 )
-_CKPT_SAVE = re.compile(r"(?i)(\bsav(e|ing)\b.{0,40}(checkpoint|ckpt|state)|(checkpoint|ckpt).{0,40}\bsav(e|ing)\b|save_checkpoint)")
+_CKPT_SAVE = re.compile(
+    r"(?i)(\bsav(e|ing)\b.{0,40}(checkpoint|ckpt|state)|(checkpoint|ckpt).{0,40}\bsav(e|ing)\b|save_checkpoint|"
+    r"\bwrit(e|ing)\b.{0,30}(checkpoint|ckpt|shard|model.?states|optim))"
+)
 _MODEL_LOADING = re.compile(
     r"(?i)(load(ing|ed)?\b.{0,40}(checkpoint|ckpt|model|weights|state.?dict|shard)|build(ing)?\s+(the\s+)?(gpt\s+)?model"
     r"|number of parameters|model (config|architecture|parallel)|parameters? on (\(tensor|rank)|initiali[sz]\w* (the )?model"
@@ -53,10 +56,10 @@ def stage_of_template(template: str) -> str | None:
         return "checkpoint_done"
     if _CKPT_SAVE.search(template):
         return "checkpoint"
+    if _DATA_LOADING.search(template):  # before model: "loading tokenizer from /models/..." is data
+        return "data_loading"
     if _MODEL_LOADING.search(template):
         return "model_loading"
-    if _DATA_LOADING.search(template):
-        return "data_loading"
     if _INIT.search(template):
         return "init"
     return None
@@ -394,33 +397,37 @@ def stage_at(log: NodeLog, pos: int, marks: dict[int, str]) -> str:
 
 
 def job_stage_at(
-    mined: MinedJob, timeline: Timeline, marks: dict[int, str], node: str, pos: int, ts: float, skew: float
+    mined: MinedJob, timeline: Timeline, table: EventTable, marks: dict[int, str], node: str, pos: int, ts: float
 ) -> str:
-    """The stage at a moment, using the whole job: often only one rank logs progress, so a
-    node without iteration lines is still training once the job is."""
-    log = mined.nodes[node]
-    local = stage_at(log, pos, marks)
-    if local in ("training", "checkpoint") or not timeline.has_training or math.isnan(ts):
+    """The stage at a moment, using the whole job: often only one rank logs progress or
+    announces a checkpoint save, so a node's own lines are not enough."""
+    local = stage_at(mined.nodes[node], pos, marks)
+    if not timeline.has_training or math.isnan(ts):
         return local
     progress_times = [p.ts[np.isfinite(p.ts)] for p in timeline.per_node.values()]
     progress_times = [t for t in progress_times if len(t)]
-    if not progress_times or ts < min(float(t.min()) for t in progress_times):
-        return local
-    # Training had begun. A save started on this node after the last progress line means
-    # the job was checkpointing.
+    if not progress_times or ts < min(float(t.min()) for t in progress_times) - 1.0:
+        return local if local not in ("training", "checkpoint") else "init"
+    before = [float(t[t <= ts + 1.0].max()) for t in progress_times if (t <= ts + 1.0).any()]
+    last_progress = max(before) if before else -math.inf
+    # A save announced (by any node) after the last progress line and not finished yet.
     save_tids = [t for t, m in marks.items() if m == "checkpoint"]
     done_tids = [t for t, m in marks.items() if m == "checkpoint_done"]
-    head = log.template[: pos + 1]
-    saves = np.flatnonzero(np.isin(head, save_tids))
-    if not len(saves):
-        return "training"
-    dones = np.flatnonzero(np.isin(head, done_tids))
-    if len(dones) and dones[-1] > saves[-1]:
-        return "training"
-    save_ts = float(log.ts[saves[-1]]) - skew
-    before = [float(t[t <= ts].max()) for t in progress_times if (t <= ts).any()]
-    last_progress = max(before) if before else -math.inf
-    return "checkpoint" if math.isnan(save_ts) or save_ts >= last_progress - 1.0 else "training"
+    saving_since, done_since = -math.inf, -math.inf
+    for name, log in mined.nodes.items():
+        offset = table.skew.get(name, 0.0)
+        for tids, attr in ((save_tids, "save"), (done_tids, "done")):
+            hits = np.flatnonzero(np.isin(log.template, tids))
+            times = log.ts[hits] - offset
+            times = times[(times >= last_progress - 1.0) & (times <= ts + 1.0)]
+            if len(times):
+                if attr == "save":
+                    saving_since = max(saving_since, float(times.max()))
+                else:
+                    done_since = max(done_since, float(times.max()))
+    if saving_since > -math.inf and saving_since >= done_since:
+        return "checkpoint"
+    return "training"
 
 
 # ------------------------------------------------------------------------ iterations
