@@ -402,12 +402,12 @@ def job_stage_at(
     """The stage at a moment, using the whole job: often only one rank logs progress or
     announces a checkpoint save, so a node's own lines are not enough."""
     local = stage_at(mined.nodes[node], pos, marks)
-    if not timeline.has_training or math.isnan(ts):
+    if math.isnan(ts):
         return local
     progress_times = [p.ts[np.isfinite(p.ts)] for p in timeline.per_node.values()]
     progress_times = [t for t in progress_times if len(t)]
     if not progress_times or ts < min(float(t.min()) for t in progress_times) - 1.0:
-        return local if local not in ("training", "checkpoint") else "init"
+        return _loading_stage_at(mined, table, marks, ts, local)
     before = [float(t[t <= ts + 1.0].max()) for t in progress_times if (t <= ts + 1.0).any()]
     last_progress = max(before) if before else -math.inf
     # A save announced (by any node) after the last progress line and not finished yet.
@@ -428,6 +428,25 @@ def job_stage_at(
     if saving_since > -math.inf and saving_since >= done_since:
         return "checkpoint"
     return "training"
+
+
+def _loading_stage_at(mined: MinedJob, table: EventTable, marks: dict[int, str], ts: float, local: str) -> str:
+    """Before training: the latest loading marker any node printed up to ``ts`` (often only
+    rank 0 announces "building datasets"); init when there is none."""
+    loading = [t for t, m in marks.items() if m in ("model_loading", "data_loading")]
+    latest, stage = -math.inf, "init"
+    for name, log in mined.nodes.items():
+        hits = np.flatnonzero(np.isin(log.template, loading))
+        if not len(hits):
+            continue
+        times = log.ts[hits] - table.skew.get(name, 0.0)
+        ok = np.flatnonzero(times <= ts + 1.0)
+        if len(ok) and float(times[ok[-1]]) > latest:
+            latest = float(times[ok[-1]])
+            stage = marks[int(log.template[hits[ok[-1]]])]
+    if stage == "init" and local in ("model_loading", "data_loading"):
+        return local
+    return stage
 
 
 # ------------------------------------------------------------------------ iterations
