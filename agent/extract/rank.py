@@ -39,6 +39,7 @@ class EventCandidate:
     nodes: list[str]
     first_ts: float
     role: str  # root | companion | candidate | wait | teardown | context
+    role_kind: str = ""  # the lexical role before selection (candidate | wait | teardown | context)
 
 
 @dataclass
@@ -200,7 +201,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         if marks in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2 and not error_words:
             score *= 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
             reasons.append("a workflow step, not an error")
-        scored.append(EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role))
+        scored.append(EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role, role))
 
     # ---- the root: earliest strong non-consequence in the episode
     def time_key(e: EventCandidate) -> tuple[float, int]:
@@ -218,7 +219,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
     events: list[EventCandidate] = []
     if roots_pool:
         strongest = max(e.score for e in roots_pool)
-        eligible = [e for e in roots_pool if e.score >= min(ROOT_MIN_SCORE, ROOT_SHARE * strongest)]
+        threshold = ROOT_MIN_SCORE if strongest >= ROOT_MIN_SCORE else ROOT_SHARE * strongest
+        eligible = [e for e in roots_pool if e.score >= threshold]
         first_wait = next((e for e in eligible if e.role == "wait"), None)
         first_cand = next((e for e in eligible if e.role != "wait"), None)
         # A peer's timeout often reaches the log a moment before the faulty node's own
@@ -269,7 +271,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
     blame_tids = [e.tid for e in scored if e.role != "context" and e.score >= 0.2]
     blame = spatial.blame_graph(mined, table, blame_tids, identities, masker)
     forest = spatial.isolation_forest(table, [s.tid for s, _ in kept])
-    nodes = _rank_nodes(table, timeline, root_stats, scope, blame, forest, scored)
+    nodes = _rank_nodes(root_event.role_kind if root_event else "", table, timeline, root_stats, scope, blame, forest, scored)
 
     # ---- stage, iterations, symptom
     marks = temporal.stage_marks(mined, progress_tids)
@@ -323,6 +325,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
 
 
 def _rank_nodes(
+    root_role: str,
     table: EventTable,
     timeline: temporal.Timeline,
     root: EventStats | None,
@@ -334,7 +337,23 @@ def _rank_nodes(
     names = table.node_names
     score = {n: 0.0 for n in names}
     reasons: dict[str, list[str]] = {n: [] for n in names}
-    if root is not None and scope == "node_local":
+    # Peers named in the root message by several of its printers (or in a wait message).
+    named = sorted(
+        n
+        for n, tids in blame.events.items()
+        if root is not None and root.tid in tids and len(blame.edges.get(n, ())) >= 2
+    )
+    if root is not None and named:
+        # The root message itself points at a peer (heartbeat lost from rank 57 at 10.0.0.5):
+        # that peer is the suspect, not the nodes reporting it.
+        for node in named:
+            score[node] += 0.45
+            reasons[node].append(f"named in the root event by {len(blame.edges.get(node, ()))} peer(s)")
+        for node in root.per_node:
+            if node not in named:
+                score[node] += 0.15
+                reasons[node].append("reports the root event about a peer")
+    elif root is not None and scope == "node_local":
         order = sorted(root.per_node, key=lambda n: (math.isnan(root.per_node[n].first_ts), root.per_node[n].first_ts))
         for i, node in enumerate(order):
             score[node] += 0.45 * (1.0 if i == 0 else 0.7)
