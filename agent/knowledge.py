@@ -67,7 +67,7 @@ STORE_VERSION = "kb-store/2"  # bump when chunking, tokenisation or the stored l
 # among such matches relevance decides; family regexes (``\bEJ\d{4}\b``: 2) rank below them.
 SPECIFIC_LITERALS = 20
 VOCAB_TXT = Path(__file__).resolve().parent / "_vocab" / "vocab.txt"
-Embedder = Literal["onnx", "hash"]
+Embedder = Literal["onnx", "hash", "lexical"]  # lexical: signatures + BM25 only, builds in well under a second
 SearchMode = Literal["hybrid", "rrf", "bm25", "dense"]
 
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -688,9 +688,18 @@ class KnowledgeBase:
         strict: bool = True,
     ) -> KnowledgeBase:
         """The bundled docs (unless ``bundled=False``) plus user doc dirs; nothing is built yet."""
-        if embedder not in ("onnx", "hash"):
-            raise KnowledgeError(f"unknown embedder {embedder!r}", "use 'onnx' or 'hash'")
+        if embedder not in ("onnx", "hash", "lexical"):
+            raise KnowledgeError(f"unknown embedder {embedder!r}", "use 'onnx', 'hash' or 'lexical'")
         return cls(_doc_dirs(dirs, bundled), embedder, strict)
+
+    @classmethod
+    def open_for_diagnosis(cls, dirs: Sequence[Path | str] | None = None) -> KnowledgeBase:
+        """The semantic (ONNX) store when `l4 kb build` made one, else the lexical store: a
+        diagnosis must not wait half a minute for embeddings on a fresh install."""
+        semantic = cls.open(dirs, "onnx")
+        if semantic._ready_marker.is_file():
+            return semantic
+        return cls.open(dirs, "lexical")
 
     # -- build ---------------------------------------------------------------
 
@@ -724,7 +733,7 @@ class KnowledgeBase:
             self._ready_marker.unlink(missing_ok=True)
             (self.path / "docs.json").write_text(json.dumps([d.model_dump(mode="json") for d in docs]))
             self._build_bm25(docs)
-            chunks, dim = self._build_dense(docs)
+            chunks, dim = self._build_dense(docs) if self.embedder != "lexical" else (0, 0)
             info = {
                 "docs": len(docs),
                 "chunks": chunks,
@@ -926,13 +935,15 @@ class KnowledgeBase:
         if not query or top <= 0:
             return []
         k = self.RRF_K
+        if self.embedder == "lexical":
+            mode = "bm25" if mode in ("bm25", "dense", "rrf") else mode
         lexical = self._bm25_ranks(query, stack) if mode != "dense" else {}
-        dense = self._dense_ranks(query, stack) if mode != "bm25" else {}
+        dense = self._dense_ranks(query, stack) if mode not in ("bm25",) and self.embedder != "lexical" else {}
         fused: dict[str, float] = {}
         for ranks in (lexical, dense):
             for doc_id, s in _rrf(ranks, k).items():
                 fused[doc_id] = fused.get(doc_id, 0.0) + s
-        n_rankers = (mode != "dense") + (mode != "bm25")
+        n_rankers = max(1, (mode != "dense") + (mode != "bm25" and self.embedder != "lexical"))
         best_possible = n_rankers / (k + 1)
         scores = {d: 0.9 * s / best_possible for d, s in fused.items()}
         sig = self.signature_matches(query, stack) if mode == "hybrid" else {}

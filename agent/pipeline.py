@@ -25,7 +25,9 @@ from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 if TYPE_CHECKING:
     from .extract import Extraction
     from .extract.crossjob import NormalProfile
+    from .knowledge import KnowledgeBase
     from .library import FaultLibrary
+    from .reasoners import Evidence, Reasoner
 
 MAX_OCCURRENCES = 10_000  # CONTRACTS.md: then "occurrences_truncated": true
 
@@ -312,6 +314,50 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
     )
 
 
+_KB: list[KnowledgeBase] = []
+
+
+def knowledge_base() -> KnowledgeBase:
+    from .knowledge import KnowledgeBase
+
+    if not _KB:
+        _KB.append(KnowledgeBase.open_for_diagnosis())
+    return _KB[0]
+
+
+def gather_evidence(
+    diagnosis: Diagnosis, extraction: Extraction, mined: MinedJob, library: FaultLibrary | None, kb: KnowledgeBase | None
+) -> Evidence:
+    """Library matches on the failure-indicating events (root first) and knowledge retrieved
+    for the root event: what every reasoner starts from."""
+    from .reasoners import Evidence
+
+    evidence = Evidence(diagnosis=diagnosis, extraction=extraction, nodes=sorted(mined.nodes))
+    if library is not None:
+        seen: set[str] = set()
+        for event in diagnosis.events[:MAX_EVENTS_FOR_KNOWLEDGE]:
+            texts = [(o.node, o.text) for o in event.occurrences[:20]] or [("", event.template)]
+            for match in library.match(texts):
+                if match.id not in seen:
+                    seen.add(match.id)
+                    evidence.library.append(match)
+    if kb is not None and diagnosis.events:
+        root = diagnosis.events[0]
+        query = root.occurrences[0].text if root.occurrences else root.template
+        evidence.knowledge = kb.search(query, top=5)
+    ids = {m.doc_id for m in evidence.library if m.doc_id} | {h.id for h in evidence.knowledge}
+    if kb is not None:
+        for doc_id in ids:
+            try:
+                evidence.docs[doc_id] = kb.get(doc_id)
+            except Exception:  # a user pattern id or a doc removed since: no text to add
+                continue
+    return evidence
+
+
+MAX_EVENTS_FOR_KNOWLEDGE = 3
+
+
 def analyze(
     job_path: Path | str,
     *,
@@ -322,6 +368,7 @@ def analyze(
     progress: Progress | None = None,
     use_pool: bool = True,
     use_library: bool = True,
+    reasoner: str | Reasoner | None = "offline",
 ) -> Analysis:
     """Diagnose a job: mine it against the normal jobs (if any), extract, and reason."""
     from .extract import extract
@@ -336,7 +383,18 @@ def analyze(
     t3 = time.perf_counter()
     diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
     t4 = time.perf_counter()
-    timings = {"normal_profile": t1 - t0, **mined.timings, "extract": t3 - t2, "render_events": t4 - t3}
+    if reasoner is not None:
+        from .reasoners import get_reasoner
+
+        library = fault_library() if use_library else None
+        evidence = gather_evidence(diagnosis, extraction, mined, library, knowledge_base() if use_library else None)
+        chosen = get_reasoner(reasoner) if isinstance(reasoner, str) else reasoner
+        diagnosis = chosen.reason(evidence)
+        warnings.extend(evidence.warnings)
+    t5 = time.perf_counter()
+    timings = {
+        "normal_profile": t1 - t0, **mined.timings, "extract": t3 - t2, "render_events": t4 - t3, "reason": t5 - t4,
+    }
     return Analysis(
         diagnosis=diagnosis,
         mined=mined,

@@ -1,0 +1,156 @@
+"""The offline reasoner: known patterns first, then retrieved knowledge, then rules.
+
+Deterministic and fast, it is the default without an endpoint and the fallback of the LLM
+reasoner. Its order follows the L4 paper's deployment: a confirmed fault pattern that
+matches a failure-indicating event settles the category directly; otherwise the best
+retrieved document for the root event decides, and rules over the extractor's signals
+(a silent node, a job-wide error before training, a hang) cover what neither knows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..schema import Diagnosis, KnowledgeRef
+from . import Evidence
+
+LIBRARY_DECISIVE = 0.75  # a specific signature (or a user pattern) settles the category
+RETRIEVAL_DECISIVE = 0.5
+MAX_KNOWLEDGE = 5
+
+# Rules over shapes of evidence, used when no document explains the root event.
+_PY_USER_FRAME = re.compile(r'File "(?!.*(?:site-packages|dist-packages|/torch/|/megatron/|/deepspeed/))[^"]+\.py"')
+_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"(?i)permission denied|access denied|read-only file system"), "user", "misoperation"),
+    (re.compile(r"(?i)no space left|disk quota|out of memory|oom|killed process|cgroup"), "platform", "resource_management"),
+    (re.compile(r"(?i)preempt|evict|cancelled|time limit|drain"), "platform", "scheduling"),
+    (re.compile(r"(?i)version|undefined symbol|incompatib|not supported|no kernel image|too old"), "user", "software_incompatibility"),
+    (re.compile(r"(?i)divisible|must be|invalid (value|argument|config)|nan|loss scale|not found|no such file"), "user", "configuration"),
+    (re.compile(r"(?i)assert|internal error|inner error|bug"), "framework", "framework_bug"),
+    (re.compile(r"(?i)ecc|xid|device|npu|gpu|aicore|hbm"), "hardware", "accelerator"),
+    (re.compile(r"(?i)link|ib|roce|nic|socket|network|cqe|port"), "hardware", "network"),
+    (re.compile(r"(?i)nfs|checkpoint|i/o error|storage|filesystem|mount"), "hardware", "storage"),
+)
+
+
+@dataclass
+class _Choice:
+    category: str
+    subcategory: str
+    doc_id: str | None
+    confidence: float
+    why: str
+
+
+class OfflineReasoner:
+    name = "offline"
+
+    def reason(self, evidence: Evidence) -> Diagnosis:
+        d = evidence.diagnosis.model_copy(deep=True)
+        choice = self._choose(evidence)
+        d.category = choice.category  # type: ignore[assignment]
+        d.subcategory = choice.subcategory
+        d.confidence = round(choice.confidence, 2)
+        doc = evidence.docs.get(choice.doc_id) if choice.doc_id else None
+        d.root_cause = _root_cause(evidence, d, doc.title if doc else None, choice.why)
+        if doc is not None:
+            d.remediation = list(doc.remediation)
+            d.collect_next = list(doc.collect_next)
+        else:
+            d.remediation = _generic_remediation(d)
+            d.collect_next = _generic_collect(d)
+        d.knowledge = _knowledge_refs(evidence, choice.doc_id)
+        d.reasoner = self.name
+        return d
+
+    def _choose(self, evidence: Evidence) -> _Choice:
+        # 1. The fault library: a specific pattern on a failure-indicating event. Hardware
+        # evidence outranks the software errors it causes (an Xid explains the CUDA error
+        # after it), so a decisive hardware match wins over the root's own match.
+        decisive = [m for m in evidence.library if m.confidence >= LIBRARY_DECISIVE]
+        hardware = [m for m in decisive if m.category == "hardware"]
+        for match in (hardware or decisive)[:1]:
+            return _Choice(
+                match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'"
+            )
+        # 2. Retrieval over the root event.
+        if evidence.knowledge and evidence.knowledge[0].score >= RETRIEVAL_DECISIVE:
+            hit = evidence.knowledge[0]
+            return _Choice(hit.category, hit.subcategory, hit.id, 0.6 * hit.score, f"is closest to '{hit.title}'")
+        # 3. Rules over the evidence's shape.
+        return _rules(evidence)
+
+
+def _root_text(d: Diagnosis) -> str:
+    if not d.events:
+        return ""
+    event = d.events[0]
+    return event.occurrences[0].text if event.occurrences else event.template
+
+
+def _rules(evidence: Evidence) -> _Choice:
+    d = evidence.diagnosis
+    text = " ".join(_root_text(d) for _ in range(1)) + " " + " ".join(e.template for e in d.events[1:3])
+    extraction = evidence.extraction
+    if extraction is not None and not d.events and extraction.timeline.silent_nodes:
+        return _Choice("hardware", "node", None, 0.4, "a node stopped logging while its peers waited on it")
+    if _PY_USER_FRAME.search(text):
+        return _Choice("user", "script_bug", None, 0.35, "fails in the user's own code")
+    for pattern, category, subcategory in _RULES:
+        if pattern.search(text):
+            return _Choice(category, subcategory, None, 0.3, f"its wording points to {category}/{subcategory}")
+    if extraction is not None and extraction.scope == "global" and d.symptom == "launching_failure":
+        return _Choice("user", "configuration", None, 0.25, "every rank fails the same way before training")
+    return _Choice("unknown", "unknown", None, 0.1, "no known pattern or document explains it")
+
+
+def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -> str:
+    if not d.events:
+        if d.faulty_nodes:
+            return f"No failure-indicating message stood out; {d.faulty_nodes[0].node} is suspected because {d.faulty_nodes[0].reason}."
+        return "No failure-indicating message stood out in the logs; see collect_next for what to gather."
+    event = d.events[0]
+    where = (
+        f"on {d.faulty_nodes[0].node}"
+        if d.faulty_nodes and any(o.node == d.faulty_nodes[0].node for o in event.occurrences)
+        else f"on {len({o.node for o in event.occurrences})} node(s)"
+    )
+    when = f"during {d.stage}" + (f" (iteration {d.iterations[0]})" if d.iterations else "")
+    first = event.occurrences[0] if event.occurrences else None
+    cite = f" ({first.node}:{first.line})" if first else ""
+    line = _root_text(d).strip()
+    if len(line) > 160:
+        line = line[:157] + "..."
+    sentence = f"The first failure-indicating message {where} {when}{cite} was: {line}"
+    return sentence + (f" — it {why}." if title else f"; it {why}.")
+
+
+def _generic_remediation(d: Diagnosis) -> list[str]:
+    steps = []
+    if d.faulty_nodes:
+        steps.append(f"Inspect {d.faulty_nodes[0].node} first (hardware health, dmesg, NIC counters) and drain it if it is unhealthy.")
+    steps.append("Read the evidence lines above in context (`l4 ask JOB \"window NODE:LINE\"`).")
+    steps.append("Restart from the last good checkpoint once the cause is fixed or the node is excluded.")
+    return steps
+
+
+def _generic_collect(d: Diagnosis) -> list[str]:
+    out = ["Kernel log of the suspect node(s): `dmesg -T` or `journalctl -k` around the failure time."]
+    if d.symptom == "abnormal_behavior":
+        out.append("Per-rank stack dumps of the hung processes (`py-spy dump --pid PID`) and NCCL/HCCL flight-recorder dumps.")
+    out.append("The job's launch command and environment (parallel sizes, NCCL_*/HCCL_* variables).")
+    return out
+
+
+def _knowledge_refs(evidence: Evidence, chosen: str | None) -> list[KnowledgeRef]:
+    refs: dict[str, KnowledgeRef] = {}
+    for match in evidence.library:
+        doc_id = match.doc_id
+        if doc_id and doc_id not in refs:
+            refs[doc_id] = KnowledgeRef(id=doc_id, title=match.title, score=round(match.confidence, 3))
+    for hit in evidence.knowledge:
+        if hit.id not in refs:
+            refs[hit.id] = KnowledgeRef(id=hit.id, title=hit.title, score=round(hit.score, 3))
+    ordered = sorted(refs.values(), key=lambda r: (r.id != chosen, -r.score))
+    return ordered[:MAX_KNOWLEDGE]
