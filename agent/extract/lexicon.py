@@ -39,6 +39,9 @@ TEARDOWN = re.compile(
 # Launcher and job-control words that are written in capitals when they report teardown.
 TEARDOWN_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCANCELLED\b|\bABORTED\b")
 
+# Someone outside the job stopped it: a scheduler, the cluster, an operator.
+EXTERNAL_STOP = re.compile(r"(?i)evict|preempt|\bdrain|cancel|time limit|node fail|scheduler|kubelet|slurmstepd|maintenance")
+
 # Context printed around an error, never the error itself.
 CONTEXT = re.compile(
     r"(?i)("
@@ -65,7 +68,7 @@ ERROR_WORDS = re.compile(
     r"(?i)(error|fail|\bfault|exception|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
     r"corrupt|mismatch|incompatib|unsupported|not supported|out of memory|\boom\b|lost|down\b|degraded|"
     r"exceed|overflow|\bnan\b|illegal|assert|abort|crash|killed|hang|stuck|throttl|unreachable|missing|"
-    r"uncorrectable|uncontained|\bxid\b|\becc\b|hardware error|fallen off|parity|deadlock)"
+    r"uncorrectable|uncontained|\bxid\b|\becc\b|hardware error|fallen off|parity|deadlock|evict|preempt)"
 )
 
 
@@ -102,3 +105,7 @@ def informative_words(template: str) -> int:
 
 def is_exception_line(raw: str) -> bool:
     return bool(EXCEPTION.match(raw))
+
+
+def is_external_stop(template: str) -> bool:
+    return bool(EXTERNAL_STOP.search(template))

@@ -113,6 +113,7 @@ ROOT_MIN_SCORE = 0.7  # any novel, non-consequence message this strong can be th
 COMPANION_SHARE = 0.5
 BURST_SECONDS = 2.0
 BURST_MIN_SCORE = 0.4
+TEARDOWN_LEAD = 1.0  # a stop signal this much before the first error caused it
 WAIT_LEAD = 120.0  # a timeout this much earlier than any error is the first sign itself  # the root is the earliest candidate scoring at least this share of the best
 
 
@@ -229,6 +230,19 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         if first_wait is not None and first_cand is not None and time_key(first_wait)[0] < time_key(first_cand)[0] - WAIT_LEAD:
             root = first_wait
         root = _earliest_on_node(root, eligible, table)
+        # A signal or eviction on one node well before anything else failed is the cause
+        # (the scheduler killed it), not teardown after the fact.
+        for e in cascades:
+            if (
+                e.role == "teardown"
+                and lexicon.is_external_stop(e.template)
+                and len(e.nodes) <= max(1, n_nodes // 4)
+                and e.score >= 0.25
+                and time_key(e)[0] < time_key(root)[0] - TEARDOWN_LEAD
+            ):
+                e.reasons.insert(0, "a node was stopped before anything else failed")
+                root = e
+                break
         root.role = "root"
         root.reasons.insert(0, "earliest novel event of the failure episode")
         events.append(root)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
 
-LIBRARY_DECISIVE = 0.75  # a specific signature (or a user pattern) settles the category
+LIBRARY_DECISIVE = 0.6  # a specific signature (or a user pattern) settles the category
 RETRIEVAL_DECISIVE = 0.5
 MAX_KNOWLEDGE = 5
 
@@ -65,12 +65,11 @@ class OfflineReasoner:
         return d
 
     def _choose(self, evidence: Evidence) -> _Choice:
-        # 1. The fault library: a specific pattern on a failure-indicating event. Hardware
-        # evidence outranks the software errors it causes (an Xid explains the CUDA error
-        # after it), so a decisive hardware match wins over the root's own match.
-        decisive = [m for m in evidence.library if m.confidence >= LIBRARY_DECISIVE]
-        hardware = [m for m in decisive if m.category == "hardware"]
-        for match in (hardware or decisive)[:1]:
+        # 1. The fault library: a specific pattern on a failure-indicating event, the root's
+        # own matches first (evidence.library is ordered root event first).
+        for match in evidence.library:
+            if match.confidence < LIBRARY_DECISIVE:
+                continue
             return _Choice(
                 match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'"
             )
