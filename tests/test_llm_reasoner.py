@@ -102,6 +102,13 @@ GOOD: dict[str, Any] = {
 OFFLINE = Diagnosis(job="jobs/llama70b-0042", category="unknown", subcategory="unknown", root_cause="offline verdict", reasoner="offline")
 
 
+@pytest.fixture(autouse=True)
+def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # httpx honours HTTP(S)_PROXY; the stub must be reached directly.
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.setenv(name, "127.0.0.1,localhost")
+
+
 @pytest.fixture
 def stub() -> Iterator[StubOpenAI]:
     with StubOpenAI() as server:

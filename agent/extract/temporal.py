@@ -127,19 +127,23 @@ def impute_times(mined: MinedJob, stamped_share: float = 0.5) -> list[str]:
     needy = [n for n, log in mined.nodes.items() if len(log) and log.stamped.mean() < stamped_share]
     if not needy:
         return changed
+    # Anchors: every stamped line that follows an iteration line dates that iteration
+    # (stamped kernel or runtime lines interleaved with unstamped progress lines count).
     its: list[np.ndarray] = []
     times: list[np.ndarray] = []
     for log in mined.nodes.values():
-        mask = (log.iteration >= 0) & log.stamped & ~np.isnan(log.ts)
+        ctx = np.maximum.accumulate(np.where(log.iteration >= 0, log.iteration, -1).astype(float))
+        mask = (ctx >= 0) & log.stamped & ~np.isnan(log.ts)
         if mask.any():
-            its.append(log.iteration[mask].astype(float))
+            its.append(ctx[mask])
             times.append(log.ts[mask])
     known_it = np.concatenate(its) if its else np.array([])
     if len(np.unique(known_it)) >= 2:
         order = np.argsort(known_it, kind="stable")
         k_it, k_ts = known_it[order], np.concatenate(times)[order]
         uniq, start = np.unique(k_it, return_index=True)
-        med = np.array([np.median(k_ts[a:b]) for a, b in zip(start, [*start[1:], len(k_ts)], strict=True)])
+        med = np.array([np.min(k_ts[a:b]) for a, b in zip(start, [*start[1:], len(k_ts)], strict=True)])
+        med = np.maximum.accumulate(med)
         rate = float(np.median(np.diff(med) / np.diff(uniq))) if len(uniq) > 1 else 1.0
     else:
         uniq, med, rate = np.array([]), np.array([]), 1.0

@@ -62,6 +62,8 @@ _SETTINGS_KEYS = ("base_url", "api_key", "model", "timeout_s", "max_retries")
 
 # ------------------------------------------------------------------------ the reply
 
+_ALL_SUBCATEGORIES: list[Any] = sorted({s for subs in SUBCATEGORIES.values() for s in subs})
+
 
 class Answer(BaseModel):
     """What the model must reply; validated with the allowed nodes and knowledge ids as context."""
@@ -69,7 +71,7 @@ class Answer(BaseModel):
     model_config = ConfigDict(extra="ignore")  # tolerate harmless extras ("reasoning": ...)
 
     category: Category
-    subcategory: str = Field(json_schema_extra={"enum": sorted({s for subs in SUBCATEGORIES.values() for s in subs})})
+    subcategory: str = Field(json_schema_extra={"enum": _ALL_SUBCATEGORIES})
     symptom: Symptom | None = None
     symptom_reason: str | None = None
     faulty_nodes: list[str] = []
@@ -133,7 +135,7 @@ def answer_schema() -> dict[str, Any]:
             return [strip(v) for v in node]
         return node
 
-    return strip(Answer.model_json_schema())  # type: ignore[no-any-return]
+    return strip(Answer.model_json_schema())
 
 
 class AnswerError(Exception):
@@ -330,9 +332,12 @@ class LLMReasoner:
     def _reason(self, evidence: Evidence, redactor: Redactor | None) -> Diagnosis:
         messages, nodes, items = self.build_messages(evidence, redactor)
         ids = [k.id for k in items]
+        offered = {k.id: (k.title, k.score) for k in items}
+        for doc_id, doc in evidence.docs.items():  # docs the pipeline attached but the prompt did not list
+            offered.setdefault(doc_id, (doc.title, 0.0))
         reply = self._call(messages)
         try:
-            answer = validate_reply(reply, nodes, ids)
+            answer = validate_reply(reply, nodes, list(offered))
         except AnswerError as first:
             log.info("LLM reply invalid (%s); asking once for a repair", first)
             from ..prompts import render
@@ -346,10 +351,10 @@ class LLMReasoner:
             ]
             reply = self._call(messages)
             try:
-                answer = validate_reply(reply, nodes, ids)
+                answer = validate_reply(reply, nodes, list(offered))
             except AnswerError as second:
                 raise AnswerError([f"invalid reply after one repair: {e}" for e in second.errors]) from second
-        return merge(evidence, answer, self.name, {k.id: (k.title, k.score) for k in items})
+        return merge(evidence, answer, self.name, offered)
 
     def build_messages(self, evidence: Evidence, redactor: Redactor | None) -> tuple[list[dict[str, str]], list[str], list[Any]]:
         """The system and user messages, the nodes a reply may name, and the knowledge offered."""
