@@ -14,7 +14,7 @@ import re
 # (a connect that never succeeds), so these stay eligible as roots.
 WAIT = re.compile(
     r"(?i)("
-    r"time[d]?[ _-]?out|timeout|watchdog|deadline exceeded|"
+    r"time[sd]?[ _-]?out|timeout|watchdog|deadline exceeded|"
     r"connection (reset|refused|closed)|closed by (remote )?peer|broken pipe|remote (process|peer|rank)|"
     r"peer .{0,40}(exited|closed|unreachable|lost|disconnect)|(exited|disconnected) unexpectedly|"
     r"notify wait|wait(ing)? for .{0,40}(rank|peer|process)|barrier|"
@@ -65,7 +65,7 @@ EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|
 
 # Words of failure: a tie-breaker between otherwise equal candidates, never a filter.
 ERROR_WORDS = re.compile(
-    r"(?i)(error|fail|\bfault|exception|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
+    r"(?i)(error|fail|\bfault|exception|time[sd]? ?out|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
     r"corrupt|mismatch|incompatib|unsupported|not supported|out of memory|\boom\b|lost|down\b|degraded|"
     r"exceed|overflow|\bnan\b|illegal|assert|abort|crash|killed|hang|stuck|throttl|unreachable|missing|"
     r"uncorrectable|uncontained|\bxid\b|\becc\b|hardware error|fallen off|parity|deadlock|evict|preempt)"

@@ -100,7 +100,9 @@ def _episode_start(
     return start
 
 
-_LEVEL_FACTOR = {0: 1.0, 1: 0.5, 2: 0.85, 3: 1.0, 4: 1.1, 5: 1.1}  # mining.LEVEL_CODES
+# Lines without a level are mostly prints and kernel lines: weighed like INFO unless their
+# words say error.
+_LEVEL_FACTOR = {0: 0.85, 1: 0.5, 2: 0.85, 3: 1.0, 4: 1.1, 5: 1.1}  # mining.LEVEL_CODES
 # Without normal jobs novelty says nothing; levels are the weaker evidence left.
 _LEVEL_FACTOR_NO_HISTORY = {0: 0.6, 1: 0.2, 2: 0.35, 3: 0.8, 4: 1.0, 5: 1.0}
 _ROLE_FACTOR = {"candidate": 1.0, "wait": 0.8, "teardown": 0.3, "context": 0.1}
@@ -112,6 +114,7 @@ LIBRARY_BOOST = 1.25
 ROOT_MIN_SCORE = 0.7  # any novel, non-consequence message this strong can be the first sign
 COMPANION_SHARE = 0.5
 BURST_SECONDS = 2.0
+SURFACING_SECONDS = 2.0
 BURST_MIN_SCORE = 0.4
 TEARDOWN_LEAD = 1.0  # a stop signal this much before the first error caused it
 WAIT_LEAD = 120.0  # a timeout this much earlier than any error is the first sign itself  # the root is the earliest candidate scoring at least this share of the best
@@ -130,6 +133,26 @@ def _earliest_on_node(root: EventCandidate, eligible: list[EventCandidate], tabl
         if abs(stats.first_ts - root.first_ts) <= 1.0 and stats.first_pos < pos:
             best, pos = e, stats.first_pos
     return best
+
+
+def _underlying_error(
+    root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate:
+    """A Python exception is usually the surfacing of the runtime error printed just before
+    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that."""
+    if not lexicon.is_exception_line(_first_sample(mined, table.events[root.tid])):
+        return root
+    node = table.events[root.tid].first_node()
+    mine = table.events[root.tid].per_node[node]
+    best: EventCandidate | None = None
+    for e in eligible:
+        stats = table.events[e.tid].per_node.get(node)
+        if e is root or stats is None or lexicon.is_exception_line(_first_sample(mined, table.events[e.tid])):
+            continue
+        before = 0 <= mine.first_ts - stats.first_ts <= SURFACING_SECONDS and stats.first_pos < mine.first_pos
+        if before and (best is None or stats.first_pos < table.events[best.tid].per_node[node].first_pos):
+            best = e
+    return best or root
 
 
 def _first_sample(mined: MinedJob, stats: EventStats) -> str:
@@ -230,6 +253,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         if first_wait is not None and first_cand is not None and time_key(first_wait)[0] < time_key(first_cand)[0] - WAIT_LEAD:
             root = first_wait
         root = _earliest_on_node(root, eligible, table)
+        root = _underlying_error(root, eligible, mined, table)
         # A signal or eviction on one node well before anything else failed is the cause
         # (the scheduler killed it), not teardown after the fact.
         for e in cascades:
@@ -246,11 +270,16 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         root.role = "root"
         root.reasons.insert(0, "earliest novel event of the failure episode")
         events.append(root)
+        root_is_exception = lexicon.is_exception_line(_first_sample(mined, table.events[root.tid]))
         for e in roots_pool:
             if e is root or len(events) >= MAX_EVENTS:
                 continue
             if lexicon.informative_words(e.template) < COMPANION_MIN_WORDS:
                 continue
+            # A Python exception after a specific error is that error surfacing in Python.
+            if not root_is_exception and lexicon.is_exception_line(_first_sample(mined, table.events[e.tid])):
+                continue
+            # Messages of one fault are printed together: next to the root in its node's log.
             gap = abs(e.first_ts - root.first_ts) if not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
             close = gap <= COMPANION_SECONDS
             # A burst on the root's own node(s) in the same moment is one fault speaking.
