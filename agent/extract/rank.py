@@ -311,7 +311,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
 
     # ---- nodes
     identities = spatial.node_identities(mined, table, masker)
-    blame_tids = [e.tid for e in scored if e.role != "context" and e.score >= 0.2]
+    # Only failure-time messages blame a peer: init lines name the master's address everywhere.
+    blame_tids = [e.tid for e in scored if e.role in ("wait", "root", "companion") and e.score >= 0.2]
     blame = spatial.blame_graph(mined, table, blame_tids, identities, masker)
     forest = spatial.isolation_forest(table, [s.tid for s, _ in kept])
     nodes = _rank_nodes(root_event.role_kind if root_event else "", table, timeline, root_stats, scope, blame, forest, scored)
@@ -430,6 +431,8 @@ def _rank_nodes(
         score[node] += 0.1 * value
         if value >= 0.8:
             reasons[node].append("event counts unlike its peers (isolation forest)")
+    if scope == "global" and not timeline.silent_nodes and not timeline.stalled_nodes and not any(blame.score.values()):
+        return []  # a job-wide fault has no faulty node; a list here would only be padding
     ranked = sorted(names, key=lambda n: (-score[n], n))
     out = [NodeCandidate(n, round(score[n], 4), reasons[n]) for n in ranked if score[n] >= 0.12 and reasons[n]]
     return out[:MAX_NODES]
