@@ -99,7 +99,7 @@ def _root(
 ) -> None:
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    for noisy in ("httpx", "openai", "chromadb", "drain3"):
+    for noisy in ("httpx", "openai", "chromadb", "drain3", "bm25s", "langchain"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
 
 
@@ -509,6 +509,212 @@ def bench(
     out.print(table)
     if per_case:
         out.print(report.to_markdown().split("## Cases", 1)[-1], markup=False)
+
+
+# ---------------------------------------------------------------------------------- kb
+
+kb_app = typer.Typer(help="The troubleshooting knowledge base (Ascend and CUDA): build, search, show.", no_args_is_help=True)
+app.add_typer(kb_app, name="kb")
+
+KnowledgeDirOpt = Annotated[
+    list[Path] | None, typer.Option("--knowledge-dir", help="Extra folder of your own knowledge docs (repeatable).")
+]
+
+
+class Embedder(str, Enum):
+    onnx = "onnx"
+    lexical = "lexical"
+    hash = "hash"
+
+
+@kb_app.command("build")
+def kb_build(
+    knowledge_dir: KnowledgeDirOpt = None,
+    embedder: Annotated[Embedder, typer.Option(help="onnx (semantic, MiniLM shipped in a package), lexical (BM25 only) or hash.")] = Embedder.onnx,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if the store is up to date.")] = False,
+) -> None:
+    """Build (or refresh) the vector store from the knowledge docs; diagnoses then use semantic retrieval too."""
+    from .knowledge import KnowledgeBase
+
+    with _user_errors():
+        kb = KnowledgeBase.open(knowledge_dir, embedder.value)
+        err.print("building the knowledge store (about half a minute for onnx)…", markup=False)
+        info = kb.build(force=force)
+    _print_warnings(list(info.warnings))
+    state = "built" if info.rebuilt else "up to date"
+    out.print(f"{info.docs} docs, {info.chunks} chunks, {info.embedder}: {state} in {info.seconds:.1f}s ({info.path})", markup=False)
+
+
+@kb_app.command("search")
+def kb_search(
+    query: Annotated[str, typer.Argument(help="A raw log line or a question.")],
+    top: Annotated[int, typer.Option(help="How many results.")] = 5,
+    stack: Annotated[str | None, typer.Option(help="Only docs for this stack: ascend, cuda (docs for any stack are always kept).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json (CONTRACTS.md).")] = OutputFormat.text,
+    knowledge_dir: KnowledgeDirOpt = None,
+    embedder: Annotated[Embedder, typer.Option(help="onnx (semantic + lexical), lexical (BM25 only, no build wait) or hash.")] = Embedder.onnx,
+) -> None:
+    """Search the knowledge base: signature matches first, then BM25 and semantic retrieval fused."""
+    from .knowledge import KnowledgeBase
+
+    with _user_errors():
+        kb = KnowledgeBase.open(knowledge_dir, embedder.value)
+        if not kb.is_built():
+            err.print(f"building the {embedder.value} knowledge store once (see `l4 kb build`)…", markup=False)
+        hits = kb.search(query, top=top, stack=stack)
+    if fmt is OutputFormat.json:
+        sys.stdout.write(json.dumps([h.to_json_dict() for h in hits], indent=2) + "\n")
+        return
+    if not hits:
+        out.print("No matching docs.", markup=False)
+        return
+    table = Table(show_edge=False)
+    for col in ("score", "id", "category", "stack", "title"):
+        table.add_column(col, overflow="fold")
+    for h in hits:
+        table.add_row(f"{h.score:.2f}", Text(h.id), f"{h.category}/{h.subcategory}", h.stack, Text(h.title))
+    out.print(table)
+
+
+@kb_app.command("show")
+def kb_show(
+    doc_id: Annotated[str, typer.Argument(help="A doc id, e.g. nccl-ib-completion-error-12-retry-exceeded.")],
+    knowledge_dir: KnowledgeDirOpt = None,
+) -> None:
+    """Show one knowledge doc: meaning, remediation, what to collect, sources."""
+    from .knowledge import load_docs
+
+    with _user_errors():
+        docs = {d.id: d for d in load_docs(knowledge_dir)}
+    doc = docs.get(doc_id)
+    if doc is None:
+        close = [d for d in docs if doc_id.lower() in d]
+        hint = f"similar ids: {', '.join(close[:5])}" if close else "find ids with `l4 kb search QUERY`"
+        _fail(f"no knowledge doc {doc_id!r} — {hint}")
+        return
+    out.print(Text(f"{doc.title}", style="bold"))
+    out.print(Text(f"{doc.id} · {doc.category}/{doc.subcategory} · stack {doc.stack} · severity {doc.severity}"))
+    out.print(Text(""))
+    out.print(Text(doc.body))
+    for heading, items in (("Remediation", doc.remediation), ("Collect next", doc.collect_next), ("Sources", doc.sources)):
+        if items:
+            out.print(Text(f"\n{heading}", style="bold"))
+            for item in items:
+                out.print(Text(f"  - {item}"))
+
+
+# ----------------------------------------------------------------------------- library
+
+library_app = typer.Typer(help="The fault library: known signatures plus the patterns you confirm.", no_args_is_help=True)
+app.add_typer(library_app, name="library")
+
+
+@library_app.command("confirm")
+def library_confirm(
+    job: JobArg,
+    category: Annotated[str, typer.Option(help="The confirmed root cause, category/subcategory (e.g. hardware/network).")],
+    note: Annotated[str, typer.Option(help="What the SRE found (shown when the pattern matches again).")],
+    remediation: Annotated[list[str] | None, typer.Option(help="A remediation step (repeatable).")] = None,
+    events: Annotated[int, typer.Option(help="How many of the diagnosis' top events the pattern uses.")] = 2,
+    setting: SettingOpt = None,
+    normal: NormalOpt = None,
+) -> None:
+    """Turn a diagnosed job's top events into a user pattern; later diagnoses match it first."""
+    from .library import FaultLibrary
+    from .schema import subcategory_of
+
+    cat, _, sub = category.partition("/")
+    with _user_errors():
+        try:
+            subcategory_of(cat, sub)
+        except ValueError as exc:
+            _fail(f"{exc} — give --category like hardware/network", 2)
+        diagnosis, _ = _diagnosis(job, setting=setting, normal=normal, reasoner=ReasonerChoice.offline)
+        if not diagnosis.events:
+            _fail(f"the diagnosis of {job} has no events to learn a pattern from — nothing to confirm")
+        library = FaultLibrary.load()
+        pattern = library.confirm(
+            [e.model_dump() for e in diagnosis.events[:events]], cat, sub, note, remediation=remediation, source_job=str(job)
+        )
+    out.print(f"Saved user pattern {pattern.id} ({cat}/{sub}) with {len(pattern.regexes)} regex(es).", markup=False)
+
+
+@library_app.command("list")
+def library_list(fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")] = OutputFormat.text) -> None:
+    """List the patterns you confirmed."""
+    from .library import FaultLibrary
+
+    with _user_errors():
+        patterns = FaultLibrary.load().list_user_patterns()
+    if fmt is OutputFormat.json:
+        sys.stdout.write(json.dumps([p.to_json_dict() for p in patterns], indent=2) + "\n")
+        return
+    if not patterns:
+        out.print("No user patterns yet. Add one with `l4 library confirm JOB --category C/S --note ...`.", markup=False)
+        return
+    table = Table(show_edge=False)
+    for col in ("id", "category", "note", "regexes"):
+        table.add_column(col, overflow="fold")
+    for p in patterns:
+        table.add_row(Text(p.id), f"{p.category}/{p.subcategory}", Text(p.note), str(len(p.regexes)))
+    out.print(table)
+
+
+@library_app.command("remove")
+def library_remove(pattern_id: Annotated[str, typer.Argument(help="The id shown by `l4 library list`.")]) -> None:
+    """Remove a pattern you confirmed."""
+    from .library import FaultLibrary
+
+    with _user_errors():
+        FaultLibrary.load().remove_user_pattern(pattern_id)
+    out.print(f"Removed {pattern_id}.", markup=False)
+
+
+# -------------------------------------------------------------------------------- demo
+
+
+@app.command()
+def demo(
+    keep: Annotated[Path | None, typer.Option(help="Keep the generated job here (default: a temporary folder).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the generated job.")] = 7,
+) -> None:
+    """End to end on a built-in failed job: generate it with normal jobs, learn them, diagnose. Offline, seconds."""
+    import os
+    import tempfile
+    import time
+
+    from . import render, synth
+    from .extract.crossjob import add_normal_job
+    from .pipeline import analyze
+
+    with _user_errors(), tempfile.TemporaryDirectory(prefix="l4-demo-") as tmp:
+        base = keep or Path(tmp)
+        if keep is not None and keep.exists() and any(keep.iterdir()):
+            _fail(f"{keep} is not empty — give an empty or new folder to --keep", 2)
+        os.environ.setdefault("L4_HOME", str(Path(tmp) / "home"))  # the demo never touches your own pool
+        t0 = time.perf_counter()
+        job, normals, setting = synth.generate_demo(base / "demo", seed=seed)
+        err.print(f"1/3 generated a failed {setting} job and {len(normals)} successful ones in {base / 'demo'}", markup=False)
+        for normal_job in normals:
+            add_normal_job(setting, normal_job, workers=1)
+        err.print(f"2/3 learned {len(normals)} normal job(s) into the pool of setting {setting!r}", markup=False)
+        analysis = analyze(job, setting=setting, workers=1, reasoner="offline")
+        err.print(f"3/3 diagnosed {job} in {time.perf_counter() - t0:.1f}s total", markup=False)
+        render.render_terminal(analysis.diagnosis, out)
+        label_path = job.parent / "label.json"
+        if label_path.is_file():
+            label = json.loads(label_path.read_text())
+            out.print(
+                Text(
+                    f"\nGround truth of this generated job: {label['category']}/{label['subcategory']} on "
+                    f"{', '.join(label['faulty_nodes']) or 'all nodes'}, {label['stage']}"
+                    + (f", iteration {label['iterations'][0]}" if label["iterations"] else "")
+                    + f" ({label['fault_type']}).",
+                    style="dim",
+                )
+            )
+        if keep is not None:
+            err.print(f"Try: l4 ask {job} \"why {analysis.diagnosis.faulty_nodes[0].node if analysis.diagnosis.faulty_nodes else 'NODE'}\"", markup=False)
 
 
 def main() -> None:

@@ -692,6 +692,10 @@ class KnowledgeBase:
             raise KnowledgeError(f"unknown embedder {embedder!r}", "use 'onnx', 'hash' or 'lexical'")
         return cls(_doc_dirs(dirs, bundled), embedder, strict)
 
+    def is_built(self) -> bool:
+        """Whether a store for these docs and this embedder exists (search builds it otherwise)."""
+        return self._ready_marker.is_file()
+
     @classmethod
     def open_for_diagnosis(cls, dirs: Sequence[Path | str] | None = None) -> KnowledgeBase:
         """The semantic (ONNX) store when `l4 kb build` made one, else the lexical store: a

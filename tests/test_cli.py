@@ -1,0 +1,150 @@
+"""The `l4` command line end to end on generated jobs, and drift guards for help and README."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.cli import app
+from agent.schema import Diagnosis
+from agent.synth import generate_demo
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _commands() -> list[list[str]]:
+    names: list[list[str]] = []
+    for info in app.registered_commands:
+        names.append([info.name or info.callback.__name__])  # type: ignore[union-attr]
+    for group in app.registered_groups:
+        sub = group.typer_instance
+        for info in sub.registered_commands:
+            names.append([group.name, info.name or info.callback.__name__])  # type: ignore[union-attr, list-item]
+    return names
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c))
+def test_every_command_has_help_and_is_in_the_readme(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
+    readme = (ROOT / "README.md").read_text()
+    assert f"l4 {' '.join(command)}" in readme, f"`l4 {' '.join(command)}` is not documented in README.md"
+
+
+def test_readme_test_command_matches_ci() -> None:
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    match = re.search(r"pip install -e '\.\[dev\]' && python -m pytest", readme)
+    assert match, "README must show the test command"
+    assert match.group(0) in ci
+
+
+@pytest.fixture(scope="module")
+def demo_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], str]:
+    return generate_demo(tmp_path_factory.mktemp("demo") / "demo")
+
+
+def test_diagnose_json_follows_the_contract_and_is_cached(demo_job: tuple[Path, list[Path], str]) -> None:
+    job, normals, _ = demo_job
+    args = ["diagnose", str(job), "--format", "json", "--reasoner", "offline", *sum((["--normal", str(n)] for n in normals), [])]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    diagnosis = Diagnosis.model_validate(data)
+    assert data["schema"] == "l4-diagnosis/1"
+    label = json.loads((job.parent / "label.json").read_text())
+    assert diagnosis.category == label["category"]
+    assert diagnosis.faulty_nodes and diagnosis.faulty_nodes[0].node == label["faulty_nodes"][0]
+    labeled = {(n, line) for e in label["fault_events"] for n, lines in e["lines"].items() for line in lines}
+    assert any((o.node, o.line) in labeled for o in diagnosis.events[0].occurrences)
+    second = runner.invoke(app, args)
+    assert second.exit_code == 0
+    assert "cached diagnosis" in second.stderr
+    assert json.loads(second.stdout) == data
+
+
+def test_ticket_markdown_and_json(demo_job: tuple[Path, list[Path], str], tmp_path: Path) -> None:
+    job, _, _ = demo_job
+    md = runner.invoke(app, ["ticket", str(job), "--reasoner", "offline"])
+    assert md.exit_code == 0, md.output
+    assert md.stdout.startswith("# [l4] Training job")
+    assert "## Evidence" in md.stdout and "## Remediation" in md.stdout
+    out = tmp_path / "t.json"
+    js = runner.invoke(app, ["ticket", str(job), "--format", "json", "--out", str(out), "--reasoner", "offline"])
+    assert js.exit_code == 0
+    ticket = json.loads(out.read_text())
+    assert {"title", "impact", "verdict", "evidence", "remediation", "knowledge"} <= set(ticket)
+
+
+def test_ask_offline_cites_lines(demo_job: tuple[Path, list[Path], str]) -> None:
+    job, _, _ = demo_job
+    result = runner.invoke(app, ["ask", str(job), "events", "--reasoner", "offline"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"[\w./-]+:\d+", result.stdout)
+    refusal = runner.invoke(app, ["ask", str(job), "summarise the mood of the cluster", "--reasoner", "offline"])
+    assert refusal.exit_code == 0
+    assert "L4_BASE_URL" in refusal.stdout
+
+
+def test_demo_runs_offline() -> None:
+    result = runner.invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "Ground truth" in result.stdout
+
+
+def test_normal_pool_round_trip(demo_job: tuple[Path, list[Path], str]) -> None:
+    _, normals, setting = demo_job
+    added = runner.invoke(app, ["normal", "add", str(normals[0]), "--setting", setting])
+    assert added.exit_code == 0, added.output
+    listed = runner.invoke(app, ["normal", "list", "--format", "json"])
+    assert setting in listed.stdout
+    again = runner.invoke(app, ["normal", "add", str(normals[0]), "--setting", setting])
+    assert again.exit_code == 1 and "already in the pool" in again.stderr
+    removed = runner.invoke(app, ["normal", "remove", setting])
+    assert removed.exit_code == 0
+
+
+def test_library_confirm_then_list(demo_job: tuple[Path, list[Path], str]) -> None:
+    job, _, _ = demo_job
+    bad = runner.invoke(app, ["library", "confirm", str(job), "--category", "hardware/banana", "--note", "x"])
+    assert bad.exit_code == 2
+    ok = runner.invoke(app, ["library", "confirm", str(job), "--category", "hardware/accelerator", "--note", "bad GPU"])
+    assert ok.exit_code == 0, ok.output
+    listed = runner.invoke(app, ["library", "list", "--format", "json"])
+    assert "bad GPU" in listed.stdout
+
+
+def test_kb_search_json_shape() -> None:
+    result = runner.invoke(
+        app, ["kb", "search", "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.", "-f", "json", "--embedder", "lexical"]
+    )
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.stdout)
+    assert hits[0]["id"].startswith("xid-79")
+    assert set(hits[0]) == {"id", "title", "category", "subcategory", "stack", "score"}
+
+
+def test_bad_input_is_one_clear_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["diagnose", str(tmp_path / "missing"), "--reasoner", "offline"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error:") and "Traceback" not in result.output
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(app, ["parse", str(tmp_path / "empty")])
+    assert result.exit_code == 1 and "no log files" in result.stderr
+
+
+def test_synth_small_and_check(tmp_path: Path) -> None:
+    out = tmp_path / "ds"
+    made = runner.invoke(app, ["synth", str(out), "--preset", "small", "--cases", "6", "--seed", "3", "-f", "json"])
+    assert made.exit_code == 0, made.output
+    checked = runner.invoke(app, ["synth", str(out), "--check"])
+    assert checked.exit_code == 0, checked.output
+    bench = runner.invoke(app, ["bench", str(out), "--workers", "1", "-f", "json"])
+    assert bench.exit_code == 0, bench.output
+    assert "overall" in json.loads(bench.stdout)
