@@ -46,8 +46,14 @@ class EventStats:
 
     @property
     def first_ts(self) -> float:
-        times = [s.first_ts for s in self.per_node.values() if not math.isnan(s.first_ts)]
-        return min(times) if times else math.nan
+        """When the job first showed this event. On many nodes, a low quantile rather than
+        the minimum: one node with a wrong clock must not move a job-wide event earlier."""
+        times = sorted(s.first_ts for s in self.per_node.values() if not math.isnan(s.first_ts))
+        if not times:
+            return math.nan
+        if len(times) <= 3:
+            return times[0]
+        return times[int(0.25 * (len(times) - 1))]
 
     def first_node(self) -> str:
         """The node that printed it first (by corrected time, then by name)."""
