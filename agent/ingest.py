@@ -147,7 +147,7 @@ def _unique_names(paths: list[Path], root: Path) -> list[str]:
             return [str(p.relative_to(root)) for p in paths]
 
 
-def _open_text(path: Path):  # type: ignore[no-untyped-def]
+def _open_text(path: Path):
     # newline="\n": physical lines end at LF only, so line numbers match `wc -l`/editors.
     if path.name.endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")

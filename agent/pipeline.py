@@ -306,8 +306,8 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         )
     return Diagnosis(
         job=job,
-        symptom=extraction.symptom,  # type: ignore[arg-type]
-        stage=extraction.stage,  # type: ignore[arg-type]
+        symptom=extraction.symptom,
+        stage=extraction.stage,
         iterations=extraction.iterations,
         faulty_nodes=[NodeOut(node=n.node, score=min(n.score, 1.0), reason="; ".join(n.reasons)) for n in extraction.nodes],
         events=events_out,

@@ -76,7 +76,7 @@ class Label(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_: Literal["l4-label/1"] = Field(LABEL_SCHEMA, alias="schema")
+    schema_: Literal["l4-label/1"] = Field("l4-label/1", alias="schema")
     setting: str
     stack: Literal["cuda", "ascend", "any"]
     category: Category
@@ -131,7 +131,7 @@ class Diagnosis(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True)
 
-    schema_: Literal["l4-diagnosis/1"] = Field(DIAGNOSIS_SCHEMA, alias="schema")
+    schema_: Literal["l4-diagnosis/1"] = Field("l4-diagnosis/1", alias="schema")
     job: str
     category: Category = "unknown"
     subcategory: str = "unknown"

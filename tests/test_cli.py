@@ -52,7 +52,8 @@ def demo_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]
 
 def test_diagnose_json_follows_the_contract_and_is_cached(demo_job: tuple[Path, list[Path], str]) -> None:
     job, normals, _ = demo_job
-    args = ["diagnose", str(job), "--format", "json", "--reasoner", "offline", *sum((["--normal", str(n)] for n in normals), [])]
+    normal_args = [arg for n in normals for arg in ("--normal", str(n))]
+    args = ["diagnose", str(job), "--format", "json", "--reasoner", "offline", *normal_args]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     data = json.loads(first.stdout)

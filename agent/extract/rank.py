@@ -221,8 +221,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
                 known[stats.tid] = best
                 score *= LIBRARY_BOOST
                 reasons.append(f"matches known fault pattern {best.id}")
-        marks = temporal.stage_of_template(template)
-        if marks in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2 and not error_words:
+        mark = temporal.stage_of_template(template)
+        if mark in ("model_loading", "data_loading", "checkpoint", "checkpoint_done") and stats.max_level <= 2 and not error_words:
             score *= 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
             reasons.append("a workflow step, not an error")
         scored.append(EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role, role))

@@ -62,5 +62,5 @@ def get_reasoner(name: str | None = None, **options: object) -> Reasoner:
     if choice == "llm":
         from .llm import LLMReasoner
 
-        return LLMReasoner.from_settings(**options)  # type: ignore[arg-type]
+        return LLMReasoner.from_settings(**options)
     raise ConfigError(f"unknown reasoner {name!r}", "use --reasoner offline, llm or auto")

@@ -113,12 +113,12 @@ def build_label(setting: Setting, fault: FaultType, result: Result, events: Even
     label = Label(
         schema="l4-label/1",
         setting=setting.name,
-        stack=setting.stack,  # type: ignore[arg-type]
-        category=fault.category,  # type: ignore[arg-type]
+        stack=setting.stack,
+        category=fault.category,
         subcategory=fault.subcategory,
-        symptom=fault.symptom,  # type: ignore[arg-type]
+        symptom=fault.symptom,
         faulty_nodes=faulty,
-        stage=fault.stage,  # type: ignore[arg-type]
+        stage=fault.stage,
         iterations=result.iterations,
         fault_events=[FaultEvent(id=eid, text=texts[eid], lines=events[eid])
                       for eid in sorted(events, key=lambda e: int(e[1:]))],
