@@ -149,3 +149,19 @@ def test_synth_small_and_check(tmp_path: Path) -> None:
     bench = runner.invoke(app, ["bench", str(out), "--workers", "1", "-f", "json"])
     assert bench.exit_code == 0, bench.output
     assert "overall" in json.loads(bench.stdout)
+
+
+@pytest.mark.slow
+def test_wheel_contains_prompts_knowledge_and_vocab(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(ROOT), "-w", str(tmp_path)], check=True, timeout=300
+    )
+    (wheel,) = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("agent/_data/knowledge/cuda/") for n in names)
+    assert any(n.startswith("agent/_data/prompts/") and n.endswith("diagnose.md") for n in names)
+    assert "agent/_vocab/vocab.txt" in names
