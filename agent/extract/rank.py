@@ -271,13 +271,16 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         root.reasons.insert(0, "earliest novel event of the failure episode")
         events.append(root)
         root_is_exception = lexicon.is_exception_line(_first_sample(mined, table.events[root.tid]))
+        root_level = table.events[root.tid].max_level
+        root_is_error = root_level >= 4 or (root_level == 0 and lexicon.has_error_words(root.template))
         for e in roots_pool:
             if e is root or len(events) >= MAX_EVENTS:
                 continue
             if lexicon.informative_words(e.template) < COMPANION_MIN_WORDS:
                 continue
-            # A Python exception after a specific error is that error surfacing in Python.
-            if not root_is_exception and lexicon.is_exception_line(_first_sample(mined, table.events[e.tid])):
+            # A Python exception after an error already reported is that error surfacing in
+            # Python; after a warning it is the failure the warning announced.
+            if root_is_error and not root_is_exception and lexicon.is_exception_line(_first_sample(mined, table.events[e.tid])):
                 continue
             # Messages of one fault are printed together: next to the root in its node's log.
             gap = abs(e.first_ts - root.first_ts) if not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
