@@ -17,6 +17,8 @@ from . import Evidence
 
 LIBRARY_DECISIVE = 0.6  # a specific signature (or a user pattern) settles the category
 RETRIEVAL_DECISIVE = 0.5
+RETRIEVAL_VOTES = (0.5, 0.3, 0.2)  # weight of the first, second and third retrieved doc
+RULE_VOTE = 0.35
 MAX_KNOWLEDGE = 5
 
 # Rules over shapes of evidence, used when no document explains the root event.
@@ -73,12 +75,28 @@ class OfflineReasoner:
             return _Choice(
                 match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'"
             )
-        # 2. Retrieval over the root event.
-        if evidence.knowledge and evidence.knowledge[0].score >= RETRIEVAL_DECISIVE:
-            hit = evidence.knowledge[0]
-            return _Choice(hit.category, hit.subcategory, hit.id, 0.6 * hit.score, f"is closest to '{hit.title}'")
-        # 3. Rules over the evidence's shape.
-        return _rules(evidence)
+        # 2. Retrieval over the root event, with the rules' reading of the evidence as one
+        # more vote: the nearest documents agree more often than the single nearest one.
+        rule = _rules(evidence)
+        votes: dict[tuple[str, str], float] = {}
+        best_doc: dict[tuple[str, str], str] = {}
+        for weight, hit in zip(RETRIEVAL_VOTES, evidence.knowledge, strict=False):
+            if hit.score < RETRIEVAL_DECISIVE:
+                continue
+            key = (hit.category, hit.subcategory)
+            votes[key] = votes.get(key, 0.0) + weight * hit.score
+            best_doc.setdefault(key, hit.id)
+        if rule.category != "unknown":
+            key = (rule.category, rule.subcategory)
+            votes[key] = votes.get(key, 0.0) + RULE_VOTE
+        if not votes:
+            return rule
+        (category, subcategory), weight = max(votes.items(), key=lambda kv: kv[1])
+        doc_id = best_doc.get((category, subcategory))
+        if doc_id is None:
+            return rule
+        title = evidence.docs[doc_id].title if doc_id in evidence.docs else doc_id
+        return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"is closest to '{title}'")
 
 
 def _root_text(d: Diagnosis) -> str:
