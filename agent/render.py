@@ -103,14 +103,21 @@ def to_markdown(d: Diagnosis) -> str:
         for occ in event.occurrences[:MAX_LINES_PER_EVENT]:
             lines.append(f"  {occ.node}:{occ.line}  {occ.text}")
         lines.append("  ```")
-    if d.remediation:
-        lines += ["", "## Remediation", ""] + [f"{i}. {s}" for i, s in enumerate(d.remediation, 1)]
-    if d.collect_next:
-        lines += ["", "## Collect next", ""] + [f"- {s}" for s in d.collect_next]
+    lines += _steps_markdown(d)
     if d.knowledge:
         lines += ["", "## Knowledge", ""] + [f"- {k.id}: {k.title}" for k in d.knowledge]
     return "\n".join(lines) + "\n"
 
+
+
+def _steps_markdown(d: Diagnosis) -> list[str]:
+    """The Remediation and Collect-next sections shared by the report and the ticket."""
+    lines: list[str] = []
+    if d.remediation:
+        lines += ["", "## Remediation", ""] + [f"{i}. {s}" for i, s in enumerate(d.remediation, 1)]
+    if d.collect_next:
+        lines += ["", "## Collect next", ""] + [f"- {s}" for s in d.collect_next]
+    return lines
 
 
 def ticket_title(d: Diagnosis) -> str:
@@ -176,10 +183,7 @@ def ticket_markdown(d: Diagnosis, sources: dict[str, list[str]] | None = None) -
         if more > 0:
             lines.append(f"... and {more} more occurrence(s)")
         lines.append("```")
-    if d.remediation:
-        lines += ["", "## Remediation", ""] + [f"{i}. {s}" for i, s in enumerate(d.remediation, 1)]
-    if d.collect_next:
-        lines += ["", "## Collect next", ""] + [f"- {s}" for s in d.collect_next]
+    lines += _steps_markdown(d)
     if d.knowledge:
         lines += ["", "## Knowledge", ""]
         for k in t["knowledge"]:
