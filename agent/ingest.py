@@ -52,7 +52,7 @@ CONSOLE_FORMATS = (
     ConsoleFormat("srun", _SRUN_PREFIX),
 )
 # srun's "3: " is easier to confuse with ordinary text, so each rank must recur too.
-_CONSOLE_MIN_SHARE = {"torchrun": 0.3, "mpirun": 0.3, "srun": 0.3}
+_CONSOLE_MIN_SHARE = {"torchrun": 0.1, "mpirun": 0.1, "srun": 0.3}  # launcher preambles can dominate short logs
 _CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3}
 
 # --- timestamps --------------------------------------------------------------------------

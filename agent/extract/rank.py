@@ -115,6 +115,7 @@ ROOT_MIN_SCORE = 0.7  # any novel, non-consequence message this strong can be th
 COMPANION_SHARE = 0.5
 BURST_SECONDS = 2.0
 SURFACING_SECONDS = 2.0
+UNDERLYING_MIN_SCORE = 0.4  # the error an exception surfaces may be a plain, unlevelled line
 BURST_MIN_SCORE = 0.4
 TEARDOWN_LEAD = 1.0  # a stop signal this much before the first error caused it
 WAIT_LEAD = 120.0  # a timeout this much earlier than any error is the first sign itself  # the root is the earliest candidate scoring at least this share of the best
@@ -234,7 +235,11 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         # Same second: the line printed first on that node comes first.
         return (e.first_ts if not math.isnan(e.first_ts) else math.inf, stats.per_node[first].first_pos)
 
-    in_window = [e for e in scored if e.score >= 0.25 and lexicon.informative_words(e.template) >= ROOT_MIN_WORDS]
+    in_window = [
+        e for e in scored
+        if (e.score >= 0.25 or (e.role == "teardown" and e.score >= 0.15 and lexicon.is_external_stop(e.template)))
+        and lexicon.informative_words(e.template) >= ROOT_MIN_WORDS
+    ]
     roots_pool = sorted((e for e in in_window if e.role in ("candidate", "wait")), key=time_key)
     cascades = sorted((e for e in in_window if e.role in ("wait", "teardown")), key=time_key)
     if not roots_pool:
@@ -253,7 +258,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         if first_wait is not None and first_cand is not None and time_key(first_wait)[0] < time_key(first_cand)[0] - WAIT_LEAD:
             root = first_wait
         root = _earliest_on_node(root, eligible, table)
-        root = _underlying_error(root, eligible, mined, table)
+        root = _underlying_error(root, [e for e in roots_pool if e.score >= UNDERLYING_MIN_SCORE], mined, table)
         # A signal or eviction on one node well before anything else failed is the cause
         # (the scheduler killed it), not teardown after the fact.
         for e in cascades:
@@ -261,7 +266,7 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
                 e.role == "teardown"
                 and lexicon.is_external_stop(e.template)
                 and len(e.nodes) <= max(1, n_nodes // 4)
-                and e.score >= 0.25
+                and e.score >= 0.15
                 and time_key(e)[0] < time_key(root)[0] - TEARDOWN_LEAD
             ):
                 e.reasons.insert(0, "a node was stopped before anything else failed")
