@@ -88,9 +88,6 @@ def has_error_words(template: str) -> bool:
     return bool(ERROR_WORDS.search(template) or EXCEPTION.search(template))
 
 
-def is_context(template: str) -> bool:
-    return bool(CONTEXT.search(template))
-
 
 _WORD = re.compile(r"(?<![<\w])[A-Za-z][A-Za-z_]{2,}(?![\w>])")
 _LOG_NOISE_WORDS = frozenset({"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "NOTICE", "CRITICAL", "FATAL", "PID"})

@@ -47,7 +47,6 @@ _INIT = re.compile(
 )
 _PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|ms/it|it/s|tflops)")
 
-STAGE_ORDER = ("init", "model_loading", "data_loading", "training", "checkpoint")
 
 
 def stage_of_template(template: str) -> str | None:
