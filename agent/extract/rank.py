@@ -63,6 +63,7 @@ class Extraction:
     abnormal_iterations: list[temporal.IterationAnomaly] = field(default_factory=list)
     normal_jobs: int = 0
     known: dict[int, LibraryMatch] = field(default_factory=dict)  # event -> best library match
+    named_by_peers: list[str] = field(default_factory=list)  # nodes the root event's printers name (a lost peer)
 
 
 def _spread(stats: EventStats, n_nodes: int) -> float:
@@ -323,7 +324,8 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
     blame_tids = [e.tid for e in scored if e.role in ("wait", "root", "companion") and e.score >= 0.2]
     blame = spatial.blame_graph(mined, table, blame_tids, identities, masker)
     forest = spatial.isolation_forest(table, [s.tid for s, _ in kept])
-    nodes = _rank_nodes(root_event.role_kind if root_event else "", table, timeline, root_stats, scope, blame, forest, scored)
+    named = _named_in_root(blame, root_stats)
+    nodes = _rank_nodes(table, timeline, root_stats, scope, blame, named, forest, scored)
 
     # ---- stage, iterations, symptom
     marks = temporal.stage_marks(mined, progress_tids)
@@ -373,28 +375,30 @@ def extract(mined: MinedJob, profile: NormalProfile | None = None, library: Faul
         abnormal_iterations=anomalies,
         normal_jobs=len(profile.jobs) if profile else 0,
         known=known,
+        named_by_peers=named,
     )
 
 
+def _named_in_root(blame: spatial.Blame, root: EventStats | None) -> list[str]:
+    """Peers named in the root message by several of its printers (heartbeat lost from X)."""
+    if root is None:
+        return []
+    return sorted(n for n, tids in blame.events.items() if root.tid in tids and len(blame.edges.get(n, ())) >= 2)
+
+
 def _rank_nodes(
-    root_role: str,
     table: EventTable,
     timeline: temporal.Timeline,
     root: EventStats | None,
     scope: str,
     blame: spatial.Blame,
+    named: list[str],
     forest: spatial.ForestResult,
     scored: list[EventCandidate],
 ) -> list[NodeCandidate]:
     names = table.node_names
     score = {n: 0.0 for n in names}
     reasons: dict[str, list[str]] = {n: [] for n in names}
-    # Peers named in the root message by several of its printers (or in a wait message).
-    named = sorted(
-        n
-        for n, tids in blame.events.items()
-        if root is not None and root.tid in tids and len(blame.edges.get(n, ())) >= 2
-    )
     if root is not None and named:
         # The root message itself points at a peer (heartbeat lost from rank 57 at 10.0.0.5):
         # that peer is the suspect, not the nodes reporting it.

@@ -11,15 +11,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
+
+if TYPE_CHECKING:
+    from ..library import LibraryMatch
 
 LIBRARY_DECISIVE = 0.6  # a specific signature (or a user pattern) settles the category
 RETRIEVAL_DECISIVE = 0.5
 RETRIEVAL_VOTES = (0.5, 0.3, 0.2)  # weight of the first, second and third retrieved doc
 RULE_VOTE = 0.35
 MAX_KNOWLEDGE = 5
+# A collective or notify timeout below this was set on purpose: the stacks' defaults are
+# 600 s (PyTorch watchdog) and 1836 s (HCCL_EXEC_TIMEOUT). A wait that long is normal
+# during a slow step or a checkpoint, so the setting, not the network, is the cause.
+SHORT_TIMEOUT_SECONDS = 300.0
+_TIMEOUT_VALUE = re.compile(r"(?i)timeout\[(\d+)s\]|timeout\(ms\)=(\d+)")
+_ASSERTION = re.compile(r"\bAssertionError\b")
+# Wording of a check on the user's arguments (Megatron's argument validation asserts too).
+_ARGUMENT_CHECK = re.compile(r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires")
 
 # Rules over shapes of evidence, used when no document explains the root event.
 _PY_USER_FRAME = re.compile(r'File "(?!.*(?:site-packages|dist-packages|/torch/|/megatron/|/deepspeed/))[^"]+\.py"')
@@ -67,14 +79,22 @@ class OfflineReasoner:
         return d
 
     def _choose(self, evidence: Evidence) -> _Choice:
+        return _refine(self._first_choice(evidence), evidence)
+
+    def _first_choice(self, evidence: Evidence) -> _Choice:
         # 1. The fault library: a specific pattern on a failure-indicating event, the root's
-        # own matches first (evidence.library is ordered root event first).
-        for match in evidence.library:
-            if match.confidence < LIBRARY_DECISIVE:
-                continue
-            return _Choice(
-                match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'"
-            )
+        # own matches first (evidence.library is ordered root event first). A pattern an
+        # SRE confirmed outranks everything; the shape of the evidence outranks what a doc
+        # says about a message that peers print about a lost node.
+        decisive = [m for m in evidence.library if m.confidence >= LIBRARY_DECISIVE]
+        for match in decisive:
+            if match.source == "user":
+                return _library_choice(match)
+        shape = _shape_rule(evidence)
+        if shape is not None:
+            return shape
+        if decisive:
+            return _library_choice(decisive[0])
         # 2. Retrieval over the root event, with the rules' reading of the evidence as one
         # more vote: the nearest documents agree more often than the single nearest one.
         rule = _rules(evidence)
@@ -97,6 +117,67 @@ class OfflineReasoner:
             return rule
         title = evidence.docs[doc_id].title if doc_id in evidence.docs else doc_id
         return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"is closest to '{title}'")
+
+
+def _library_choice(match: LibraryMatch) -> _Choice:
+    return _Choice(match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'")
+
+
+def _shape_rule(evidence: Evidence) -> _Choice | None:
+    """Verdicts that rest on the shape of the evidence rather than on the wording of one message."""
+    d = evidence.diagnosis
+    extraction = evidence.extraction
+    if extraction is not None and extraction.nodes and extraction.events:
+        suspect = extraction.nodes[0].node
+        own_events = any(suspect in e.nodes for e in extraction.events)
+        root = extraction.events[0]
+        lost = suspect in extraction.named_by_peers or (
+            suspect in extraction.timeline.silent_nodes and root.role_kind in ("wait", "teardown")
+        )
+        if lost and not own_events:
+            # Peers report losing it and it reports nothing itself: the node went down (the
+            # paper's missing heartbeat), whatever the peers' messages call it.
+            return _Choice("hardware", "node", None, 0.45, f"points at {suspect}, which went quiet while its peers reported losing it")
+    text = _root_text(d)
+    for match in _TIMEOUT_VALUE.finditer(text):
+        seconds = float(match.group(1)) if match.group(1) else float(match.group(2)) / 1000.0
+        if seconds < SHORT_TIMEOUT_SECONDS:
+            return _Choice("user", "configuration", None, 0.4,
+                           f"reports a timeout of {seconds:g} s, far below the stack's default, so the wait itself was likely normal")
+    internal_assert = (
+        _ASSERTION.search(text)
+        and not _ARGUMENT_CHECK.search(text)
+        and not _PY_USER_FRAME.search(" ".join(e.template for e in d.events[:3]))
+        and not any(m.confidence >= LIBRARY_DECISIVE for m in evidence.library)
+    )
+    if internal_assert:
+        return _Choice("framework", "framework_bug", None, 0.4, "is an internal assertion of the framework, not a check of the user's input")
+    return None
+
+
+_NOT_FOUND = re.compile(r"(?i)no such file|not found|does not exist|mount point \S+ is empty|transport endpoint is not connected")
+_DEVICE_REPORT = re.compile(r"NVRM: Xid|\bXid \d+\b")
+
+
+def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
+    """Where the fault sits settles what its wording leaves open: every rank runs the same
+    code and reads the same paths, so a code or path error confined to some nodes points at
+    those nodes' device or mounts rather than at the job's code or arguments."""
+    extraction = evidence.extraction
+    if extraction is None or not extraction.events or len(evidence.nodes) < 2:
+        return choice
+    root = extraction.events[0]
+    confined = extraction.scope == "node_local" and 0 < len(root.nodes) < len(evidence.nodes)
+    if not confined:
+        return choice
+    text = _root_text(evidence.diagnosis)
+    if choice.category == "user" and choice.subcategory == "script_bug" and _DEVICE_REPORT.search(text) and len(root.nodes) == 1:
+        return _Choice("hardware", "accelerator", choice.doc_id, choice.confidence,
+                       f"{choice.why}, but only {root.nodes[0]}'s GPU reported it while every rank ran the same code")
+    if choice.category == "user" and choice.subcategory in ("configuration", "misoperation") and _NOT_FOUND.search(text):
+        return _Choice("platform", "resource_management", choice.doc_id, choice.confidence,
+                       f"{choice.why}, but the path is missing on {len(root.nodes)} of {len(evidence.nodes)} nodes only, so their mounts differ")
+    return choice
 
 
 def _root_text(d: Diagnosis) -> str:

@@ -1,0 +1,145 @@
+"""The offline reasoner's order of evidence: confirmed patterns, the shape of the evidence,
+doc signatures, retrieval votes, then wording rules; and where the fault sits refines it.
+
+Each test builds the evidence by hand, so one signal at a time decides; a second case with
+that signal removed shows the verdict really came from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.extract.rank import EventCandidate, Extraction, NodeCandidate
+from agent.extract.temporal import Timeline
+from agent.knowledge import Hit
+from agent.library import LibraryMatch
+from agent.reasoners import Evidence
+from agent.reasoners.offline import OfflineReasoner
+from agent.schema import Diagnosis, EventOut, Occurrence
+
+NODES = [f"worker-{i}" for i in range(8)]
+
+
+def event(text: str, nodes: list[str], template: str | None = None) -> EventOut:
+    return EventOut(
+        template=template or text,
+        score=0.9,
+        reasons=["absent from normal jobs"],
+        occurrences=[Occurrence(node=n, line=100 + i, text=text) for i, n in enumerate(nodes)],
+    )
+
+
+def candidate(text: str, nodes: list[str], role_kind: str = "candidate") -> EventCandidate:
+    return EventCandidate(1, text, 0.9, [], nodes, 0.0, "root", role_kind)
+
+
+def evidence(
+    root: str,
+    root_nodes: list[str],
+    *,
+    scope: str = "node_local",
+    suspect: str | None = None,
+    named_by_peers: tuple[str, ...] = (),
+    silent: tuple[str, ...] = (),
+    role_kind: str = "candidate",
+    hits: tuple[Hit, ...] = (),
+    library: tuple[LibraryMatch, ...] = (),
+) -> Evidence:
+    diagnosis = Diagnosis(job="job", stage="training", symptom="training_crash", events=[event(root, root_nodes)])
+    timeline = Timeline(has_training=True, last_progress_ts=0.0, last_iteration=100, iteration_interval=1,
+                        step_seconds=1.0, end_ts=10.0, onset_ts=5.0, silent_nodes=list(silent))
+    extraction = Extraction(
+        events=[candidate(root, root_nodes, role_kind)],
+        nodes=[NodeCandidate(suspect, 0.8, ["suspect"])] if suspect else [],
+        stage="training",
+        iterations=[],
+        symptom="training_crash",
+        scope=scope,
+        timeline=timeline,
+        table=None,  # type: ignore[arg-type]  # the reasoner never reads the table
+        named_by_peers=list(named_by_peers),
+    )
+    return Evidence(diagnosis=diagnosis, extraction=extraction, library=list(library), knowledge=list(hits), nodes=NODES)
+
+
+def hit(category: str, subcategory: str, doc_id: str = "doc", score: float = 0.9) -> Hit:
+    return Hit(doc_id, doc_id, category, subcategory, "any", score)
+
+
+def match(category: str, subcategory: str, source: str = "doc", **kw: Any) -> LibraryMatch:
+    return LibraryMatch(id=kw.get("id", f"{source}-pattern"), source=source, category=category, subcategory=subcategory,
+                        title="a pattern", remediation=[], confidence=kw.get("confidence", 0.9), regexes=["x"],
+                        nodes=["worker-1"], count=1, samples=[])
+
+
+def verdict(ev: Evidence) -> tuple[str, str]:
+    d = OfflineReasoner().reason(ev)
+    return d.category, d.subcategory
+
+
+PEER_REPORT = "NCCL WARN NET/IB : Got completion from peer 10.0.0.5<3311> with status=12 opcode=0"
+
+
+def test_peers_losing_a_quiet_node_is_a_node_fault_even_against_a_network_signature() -> None:
+    lost = evidence(PEER_REPORT, ["worker-1", "worker-2"], suspect="worker-5", named_by_peers=("worker-5",),
+                    library=(match("hardware", "network"),))
+    assert verdict(lost) == ("hardware", "node")
+    # The named node printing the error itself is alive: then the message's own meaning holds.
+    alive = evidence(PEER_REPORT, ["worker-1", "worker-5"], suspect="worker-5", named_by_peers=("worker-5",),
+                     library=(match("hardware", "network"),))
+    assert verdict(alive) == ("hardware", "network")
+
+
+def test_a_silent_node_behind_a_wait_is_a_node_fault() -> None:
+    wait = "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=600000)"
+    silent = evidence(wait, NODES[:7], scope="global", suspect="worker-7", silent=("worker-7",), role_kind="wait",
+                      hits=(hit("hardware", "network"),))
+    assert verdict(silent) == ("hardware", "node")
+    assert verdict(evidence(wait, NODES[:7], scope="global", role_kind="wait", hits=(hit("hardware", "network"),))) == (
+        "hardware", "network")
+
+
+def test_a_timeout_far_below_the_default_is_the_users_setting() -> None:
+    short = ("EI0002: The wait execution of the Notify register times out. Reason: The Notify register has not received "
+             "the Notify record from remote rank [3]. timeout[45s]")
+    assert verdict(evidence(short, NODES, scope="global", library=(match("hardware", "network"),))) == ("user", "configuration")
+    default = short.replace("timeout[45s]", "timeout[1836s]")
+    assert verdict(evidence(default, NODES, scope="global", library=(match("hardware", "network"),))) == ("hardware", "network")
+    watchdog = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 60012"
+    assert verdict(evidence(watchdog, NODES, scope="global", hits=(hit("hardware", "network"),))) == ("user", "configuration")
+
+
+def test_an_internal_assertion_is_a_framework_bug_but_an_argument_check_is_not() -> None:
+    internal = "AssertionError: Shard of optimizer state for param bucket 8 has unexpected size 2015"
+    user_docs = (hit("user", "script_bug", "a"), hit("user", "misoperation", "b"))
+    assert verdict(evidence(internal, NODES, scope="global", hits=user_docs)) == ("framework", "framework_bug")
+    argument = "AssertionError: num_layers (30) must be divisible by pipeline_model_parallel_size (4)"
+    assert verdict(evidence(argument, NODES, scope="global", hits=(hit("user", "configuration"),))) == ("user", "configuration")
+
+
+def test_a_confirmed_user_pattern_outranks_every_rule() -> None:
+    lost = evidence(PEER_REPORT, ["worker-1", "worker-2"], suspect="worker-5", named_by_peers=("worker-5",),
+                    library=(match("hardware", "network", source="user"),))
+    assert verdict(lost) == ("hardware", "network")
+
+
+def test_a_gpu_fault_on_one_node_points_at_the_device() -> None:
+    xid = "NVRM: Xid (PCI:0000:38:00): 31, pid=83230, name=python, Ch 00000010, MMU Fault: ENGINE GRAPHICS"
+    assert verdict(evidence(xid, ["worker-3"], library=(match("user", "script_bug"),))) == ("hardware", "accelerator")
+    everywhere = evidence(xid, NODES, scope="global", library=(match("user", "script_bug"),))
+    assert verdict(everywhere) == ("user", "script_bug")
+
+
+def test_a_path_missing_on_some_nodes_only_is_a_mount_problem() -> None:
+    missing = "FileNotFoundError: [Errno 2] No such file or directory: '/data/pile/train_text_document.bin'"
+    assert verdict(evidence(missing, ["worker-3"], library=(match("user", "configuration"),))) == (
+        "platform", "resource_management")
+    assert verdict(evidence(missing, NODES, scope="global", library=(match("user", "configuration"),))) == (
+        "user", "configuration")
+
+
+def test_offline_verdict_is_deterministic_and_cites_the_rule() -> None:
+    ev = evidence(PEER_REPORT, ["worker-1", "worker-2"], suspect="worker-5", named_by_peers=("worker-5",))
+    first, second = OfflineReasoner().reason(ev), OfflineReasoner().reason(ev)
+    assert first == second
+    assert "worker-5" in first.root_cause and "went quiet" in first.root_cause
