@@ -31,6 +31,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import logging
 import os
 import re
 import shutil
@@ -626,6 +627,14 @@ def lexical_text(doc: KnowledgeDoc) -> str:
     )
 
 
+def _import_bm25s() -> Any:
+    """bm25s sets its own logger to DEBUG on import, which would print index builds on stderr."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(max(logging.getLogger().getEffectiveLevel(), logging.WARNING))
+    return bm25s
+
+
 def content_hash(files: Sequence[Path]) -> str:
     h = hashlib.sha256(STORE_VERSION.encode())
     for path in files:
@@ -763,8 +772,7 @@ class KnowledgeBase:
         )
 
     def _build_bm25(self, docs: Sequence[KnowledgeDoc]) -> None:
-        import bm25s
-
+        bm25s = _import_bm25s()
         retriever = bm25s.BM25()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -828,7 +836,7 @@ class KnowledgeBase:
         try:
             raw = json.loads((self.path / "docs.json").read_text())
             self._docs = {d["id"]: KnowledgeDoc.model_validate(d) for d in raw}
-            import bm25s
+            bm25s = _import_bm25s()
 
             self._bm25 = bm25s.BM25.load(str(self.path / "bm25"), load_vocab=True, show_progress=False)
             self._bm25_ids = json.loads((self.path / "bm25" / "ids.json").read_text())

@@ -99,6 +99,20 @@ def test_demo_runs_offline() -> None:
     assert "Ground truth" in result.stdout
 
 
+def test_demo_stderr_is_only_progress(tmp_path: Path) -> None:
+    # A real process: libraries that configure their own loggers on import (bm25s sets
+    # DEBUG) must not leak debug lines into what an SRE sees.
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "L4_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "agent", "demo"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Ground truth" in done.stdout
+    assert not [line for line in done.stderr.splitlines() if line.startswith(("DEBUG", "INFO"))], done.stderr
+
+
 def test_normal_pool_round_trip(demo_job: tuple[Path, list[Path], str]) -> None:
     _, normals, setting = demo_job
     added = runner.invoke(app, ["normal", "add", str(normals[0]), "--setting", setting])
