@@ -45,7 +45,7 @@ _INIT = re.compile(
     r"\bversion\b|\bpip\b|install|launch|torchrun|elastic|process.?group|visible.?devices|device count|"
     r"initiali[sz](e|ing|ed)\b|local.?rank|\bpid\b)"
 )
-_PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|ms/it|it/s|tflops)")
+_PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|step.?time|iter(?:ation)?.?time|ms/it|it/s|tflops)")
 
 
 
@@ -146,6 +146,14 @@ def impute_times(mined: MinedJob, stamped_share: float = 0.5) -> list[str]:
         rate = float(np.median(np.diff(med) / np.diff(uniq))) if len(uniq) > 1 else 1.0
     else:
         uniq, med, rate = np.array([]), np.array([]), 1.0
+    if len(known_it) and len(uniq) < 2:  # a single anchored iteration
+        base_it = float(known_it[0])
+        base_ts = float(np.min(np.concatenate(times)))
+    else:
+        firsts = [float(np.nanmin(log.ts[log.stamped])) for log in mined.nodes.values() if log.stamped.any() and not np.isnan(log.ts[log.stamped]).all()]
+        starts = [float(np.min(log.iteration[log.iteration >= 0])) for log in mined.nodes.values() if (log.iteration >= 0).any()]
+        base_ts = min(firsts) if firsts else 0.0
+        base_it = min(starts) if starts else 0.0
     for name in needy:
         log = mined.nodes[name]
         ctx = np.where(log.iteration >= 0, log.iteration, -1).astype(float)
@@ -158,10 +166,15 @@ def impute_times(mined: MinedJob, stamped_share: float = 0.5) -> list[str]:
             est = np.where(ctx > uniq[-1], med[-1] + (ctx - uniq[-1]) * rate, est)
             est = np.where(ctx < uniq[0], med[0] - (uniq[0] - ctx) * rate, est)
         else:
-            first = int(np.flatnonzero(ctx >= 0)[0])
-            base = float(log.ts[first]) if not math.isnan(log.ts[first]) else 0.0
-            est = base + (ctx - ctx[first]) * rate
+            # One anchor or none: still one map for the whole job. A per-node base (each
+            # file's first stamp) would give every node its own clock and invent skews.
+            est = base_ts + (ctx - base_it) * rate
         new_ts = np.where(target, est, log.ts)
+        # Unstamped lines before training inherited a stamp from later in the file (a lone
+        # stamp at the end would otherwise date the whole run, through the running max).
+        pre = ~log.stamped & (ctx < 0)
+        first_est = float(est[int(np.flatnonzero(ctx >= 0)[0])])
+        new_ts[pre] = np.fmin(new_ts[pre], first_est)
         valid = ~np.isnan(new_ts)
         new_ts[valid] = np.maximum.accumulate(new_ts[valid])  # time never runs backwards in a file
         log.ts = new_ts
