@@ -1,12 +1,18 @@
 """The offline reasoner: known patterns first, then retrieved knowledge, then rules.
 
 Deterministic and fast, it is the default without an endpoint and the fallback of the LLM
-reasoner. Its order follows the L4 paper's deployment: a confirmed fault pattern that
-matches a failure-indicating event settles the category directly; otherwise the best
-retrieved document for the root event decides, and rules over the extractor's signals
-(a silent node, a job-wide error before training, a hang) cover what neither knows.
-"""
+reasoner. Its order follows the L4 paper's deployment, with the shape of the evidence
+ahead of the wording of one message:
 
+1. a pattern an SRE confirmed (``l4 library confirm``) settles the category;
+2. shape rules: a node its peers lost that reports nothing itself, a timeout far below
+   the stack's default, an internal assertion of the framework;
+3. a specific doc signature on a failure-indicating event;
+4. a vote of the nearest retrieved docs plus the wording rules.
+
+Where the fault sits then refines the verdict: a code or path error confined to some
+nodes points at those nodes rather than at the job's code or arguments.
+"""
 from __future__ import annotations
 
 import re
