@@ -146,10 +146,11 @@ def impute_times(mined: MinedJob, stamped_share: float = 0.5) -> list[str]:
         rate = float(np.median(np.diff(med) / np.diff(uniq))) if len(uniq) > 1 else 1.0
     else:
         uniq, med, rate = np.array([]), np.array([]), 1.0
+    base_it, base_ts = 0.0, 0.0  # used only without a two-anchor map
     if len(known_it) and len(uniq) < 2:  # a single anchored iteration
         base_it = float(known_it[0])
         base_ts = float(np.min(np.concatenate(times)))
-    else:
+    elif len(uniq) < 2:  # no anchor: the job's first stamp dates its first iteration
         firsts = [float(np.nanmin(log.ts[log.stamped])) for log in mined.nodes.values() if log.stamped.any() and not np.isnan(log.ts[log.stamped]).all()]
         starts = [float(np.min(log.iteration[log.iteration >= 0])) for log in mined.nodes.values() if (log.iteration >= 0).any()]
         base_ts = min(firsts) if firsts else 0.0

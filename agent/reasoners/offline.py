@@ -13,6 +13,7 @@ ahead of the wording of one message:
 Where the fault sits then refines the verdict: a code or path error confined to some
 nodes points at those nodes rather than at the job's code or arguments.
 """
+
 from __future__ import annotations
 
 import re
@@ -96,7 +97,7 @@ class OfflineReasoner:
         for match in decisive:
             if match.source == "user":
                 return _library_choice(match)
-        shape = _shape_rule(evidence)
+        shape = _shape_rule(evidence, has_signature=bool(decisive))
         if shape is not None:
             return shape
         if decisive:
@@ -129,7 +130,7 @@ def _library_choice(match: LibraryMatch) -> _Choice:
     return _Choice(match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'")
 
 
-def _shape_rule(evidence: Evidence) -> _Choice | None:
+def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
     """Verdicts that rest on the shape of the evidence rather than on the wording of one message."""
     d = evidence.diagnosis
     extraction = evidence.extraction
@@ -154,7 +155,7 @@ def _shape_rule(evidence: Evidence) -> _Choice | None:
         _ASSERTION.search(text)
         and not _ARGUMENT_CHECK.search(text)
         and not _PY_USER_FRAME.search(" ".join(e.template for e in d.events[:3]))
-        and not any(m.confidence >= LIBRARY_DECISIVE for m in evidence.library)
+        and not has_signature
     )
     if internal_assert:
         return _Choice("framework", "framework_bug", None, 0.4, "is an internal assertion of the framework, not a check of the user's input")
