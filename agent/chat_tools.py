@@ -28,11 +28,14 @@ import numpy as np
 from .errors import AgentError
 from .ingest import Job, SourceFile, open_job, read_lines
 from .mining import LEVEL_CODES
-from .schema import Diagnosis, LogLine
+from .records import LogLine
+from .schema import Diagnosis
 
 if TYPE_CHECKING:
     from .knowledge import Hit, KnowledgeDoc
-    from .pipeline import Analysis, MinedJob, NodeLog
+    from .mining import MinedJob
+    from .pipeline import Analysis
+    from .records import NodeLog
 
 Citation = tuple[str, int]  # (node, 1-based line)
 
@@ -150,7 +153,7 @@ class JobTools:
     def mined(self) -> MinedJob:
         """The mined job: the analysis' own, else mined once now (reads the whole job)."""
         if self._mined is None:
-            from .pipeline import mine_job
+            from .mining import mine_job
 
             self._mined = mine_job(self.job, workers=1)
         return self._mined

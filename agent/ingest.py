@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import InputError
-from .schema import LogLine
+from .records import LogLine
 
 LOG_SUFFIXES = (".log", ".txt", ".out")
 MAX_LINE_CHARS = 16_384  # longer lines are clipped: a 10 MB line is data loss either way, keep the head

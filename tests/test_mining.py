@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.mining import NOVEL_OFFSET, Masker, Miner, scan_lines
-from agent.pipeline import mine_job
-from agent.schema import LogLine
+from agent.mining import NOVEL_OFFSET, Masker, Miner, mine_job, scan_lines
+from agent.records import LogLine
 
 
 @pytest.mark.parametrize(
@@ -77,7 +76,7 @@ def test_parallel_and_sequential_mining_agree(tmp_path: Path, monkeypatch: pytes
         rows += [f"worker-{n}:1:2 [0] NCCL INFO comm 0x{n}f rank {n} nranks 3 - Init COMPLETE"]
         (tmp_path / f"worker-{n}.log").write_text("\n".join(rows) + "\n")
     sequential = mine_job(tmp_path, workers=1)
-    monkeypatch.setattr("agent.pipeline.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("agent.mining.PARALLEL_MIN_BYTES", 0)
     parallel = mine_job(tmp_path, workers=2)
     for name, log in sequential.nodes.items():
         other = parallel.nodes[name]

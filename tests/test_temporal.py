@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.extract import temporal
-from agent.pipeline import mine_job
+from agent.mining import mine_job
 
 STEPS = 50
 

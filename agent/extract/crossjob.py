@@ -8,32 +8,18 @@ dropped; events few normal jobs print, or that the failed job prints far more of
 normal jobs ever did, stay with a reason. With no history, nothing is filtered (the
 paper's fallback).
 
-The persistent pool lives under ``$L4_HOME/normal/<setting>/``: one pickled miner
-(``miner.bin``) and one JSON of per-job counts (``jobs.json``). The store holds no raw
-log text, only templates and counts.
+The profile is learned and stored by ``agent.pools``; this module only judges with it.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import shutil
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import numpy as np
-
-from ..config import l4_home
-from ..errors import InputError
 from ..mining import NOVEL_OFFSET, Miner
-from ..pipeline import MinedJob, mine_job
 
 FREQUENT_JOB_SHARE = 0.5  # printed by at least this share of normal jobs -> dropped
 BURST_FACTOR = 10.0  # per-node count this many times the normal maximum -> kept as a burst
 BURST_MIN_COUNT = 5
-
-_SETTING_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 @dataclass
@@ -62,25 +48,6 @@ class NormalProfile:
         return max((j.max_per_node.get(tid, 0) for j in self.jobs), default=0)
 
 
-def _job_counts(mined: MinedJob, name: str) -> JobCounts:
-    counts: dict[int, int] = {}
-    max_per_node: dict[int, int] = {}
-    for log in mined.nodes.values():
-        tids, n = np.unique(log.template, return_counts=True)
-        for tid, c in zip(tids.tolist(), n.tolist(), strict=True):
-            counts[tid] = counts.get(tid, 0) + c
-            max_per_node[tid] = max(max_per_node.get(tid, 0), c)
-    return JobCounts(job=name, nodes=len(mined.nodes), lines=mined.line_count(), counts=counts, max_per_node=max_per_node)
-
-
-def learn_profile(setting: str, normal_jobs: Iterable[Path], workers: int | None = 1) -> NormalProfile:
-    """Learn one miner over all normal jobs (so they share template ids) and count each job."""
-    miner = Miner()
-    profile = NormalProfile(setting=setting, miner=miner)
-    for path in normal_jobs:
-        mined = mine_job(path, miner=miner, workers=workers)
-        profile.jobs.append(_job_counts(mined, str(path)))
-    return profile
 
 
 @dataclass
@@ -105,98 +72,3 @@ def judge(profile: NormalProfile | None, tid: int, max_count_on_a_node: int) -> 
     if share >= FREQUENT_JOB_SHARE:
         return Verdict(False, 0.0, f"printed by {share:.0%} of normal jobs")
     return Verdict(True, 0.35, f"rare in normal jobs ({share:.0%} of them)")
-
-
-# ------------------------------------------------------------------ the persistent pool
-
-
-def _pool_dir(setting: str) -> Path:
-    if not _SETTING_NAME.match(setting):
-        raise InputError(f"invalid setting name {setting!r}", "use letters, digits, '.', '_' or '-' (e.g. llama70b-megatron-cuda)")
-    return l4_home() / "normal" / setting
-
-
-def save_profile(profile: NormalProfile) -> Path:
-    folder = _pool_dir(profile.setting)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "miner.bin").write_bytes(profile.miner.dumps())
-    payload = [
-        {
-            "job": j.job,
-            "nodes": j.nodes,
-            "lines": j.lines,
-            "counts": {str(k): v for k, v in j.counts.items()},
-            "max_per_node": {str(k): v for k, v in j.max_per_node.items()},
-        }
-        for j in profile.jobs
-    ]
-    (folder / "jobs.json").write_text(json.dumps(payload, indent=1))
-    return folder
-
-
-def load_profile(setting: str) -> NormalProfile | None:
-    folder = _pool_dir(setting)
-    if not (folder / "miner.bin").is_file():
-        return None
-    miner = Miner.loads((folder / "miner.bin").read_bytes())
-    jobs = [
-        JobCounts(
-            job=j["job"],
-            nodes=j["nodes"],
-            lines=j["lines"],
-            counts={int(k): v for k, v in j["counts"].items()},
-            max_per_node={int(k): v for k, v in j["max_per_node"].items()},
-        )
-        for j in json.loads((folder / "jobs.json").read_text())
-    ]
-    return NormalProfile(setting=setting, miner=miner, jobs=jobs)
-
-
-def add_normal_job(setting: str, job: Path, workers: int | None = None) -> NormalProfile:
-    """Add a successful job to the pool of a setting (re-learning the pool's templates)."""
-    existing = load_profile(setting)
-    paths = [Path(j.job) for j in existing.jobs] if existing else []
-    job = job.resolve()
-    if job in paths:
-        raise InputError(f"{job} is already in the pool of {setting!r}", "nothing to do")
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        raise InputError(
-            f"pool {setting!r} refers to jobs that no longer exist: {', '.join(map(str, missing))}",
-            f"remove them with `l4 normal remove {setting} JOB` first",
-        )
-    profile = learn_profile(setting, [*paths, job], workers=workers)
-    save_profile(profile)
-    return profile
-
-
-def list_pools() -> list[tuple[str, list[JobCounts]]]:
-    root = l4_home() / "normal"
-    if not root.is_dir():
-        return []
-    pools = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        profile = load_profile(folder.name)
-        if profile is not None:
-            pools.append((folder.name, profile.jobs))
-    return pools
-
-
-def remove_normal(setting: str, job: Path | None = None) -> int:
-    """Remove one job from a pool, or the whole pool; returns the jobs left."""
-    folder = _pool_dir(setting)
-    profile = load_profile(setting)
-    if profile is None:
-        raise InputError(f"no normal-job pool named {setting!r}", "see `l4 normal list`")
-    if job is None:
-        shutil.rmtree(folder)
-        return 0
-    target = job.resolve()
-    keep = [Path(j.job) for j in profile.jobs if Path(j.job) != target]
-    if len(keep) == len(profile.jobs):
-        raise InputError(f"{job} is not in the pool of {setting!r}", "see `l4 normal list`")
-    if not keep:
-        shutil.rmtree(folder)
-        return 0
-    save_profile(learn_profile(setting, keep))
-    return len(keep)

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..library import FaultLibrary, LibraryMatch
-from ..mining import Masker
-from ..pipeline import MinedJob
+from ..mining import Masker, MinedJob
 from . import lexicon, spatial, temporal
 from .crossjob import NormalProfile, Verdict, judge
 from .table import EventStats, EventTable, build_table

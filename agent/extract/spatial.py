@@ -22,8 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mining import Masker
-from ..pipeline import MinedJob
+from ..mining import Masker, MinedJob
 from .table import EventTable
 
 IDENTITY_KINDS = ("RANK", "IP", "NODE")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..pipeline import MinedJob
+from ..mining import MinedJob
 
 ERROR_LEVEL = 4  # mining.LEVEL_CODES["ERROR"]
 

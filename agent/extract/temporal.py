@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..pipeline import MinedJob, NodeLog
+from ..mining import MinedJob
+from ..records import NodeLog
 from .table import EventTable
 
 # ------------------------------------------------------------------------------ stages
