@@ -114,7 +114,7 @@ def parse(
     workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
 ) -> None:
     """Read a job's logs and mine message templates: nodes, lines, templates, timings."""
-    from .pipeline import parse_job
+    from .mining import parse_job
 
     with _user_errors(), _progress(fmt is OutputFormat.text) as progress:
         summary = parse_job(job, top=top, workers=workers, progress=progress)
@@ -415,7 +415,7 @@ def normal_add(
     setting: Annotated[str, typer.Option(help="The setting it belongs to, e.g. llama70b-megatron-cuda.")],
 ) -> None:
     """Learn a successful job into the normal pool of a setting."""
-    from .extract.crossjob import add_normal_job
+    from .pools import add_normal_job
 
     with _user_errors():
         profile = add_normal_job(setting, job)
@@ -427,7 +427,7 @@ def normal_list(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")] = OutputFormat.text,
 ) -> None:
     """List the settings that have normal jobs, and their jobs."""
-    from .extract.crossjob import list_pools
+    from .pools import list_pools
 
     with _user_errors():
         pools = list_pools()
@@ -452,7 +452,7 @@ def normal_remove(
     job: Annotated[Path | None, typer.Argument(help="The job to remove; without it the whole pool is removed.")] = None,
 ) -> None:
     """Remove a job from a setting's normal pool, or the whole pool."""
-    from .extract.crossjob import remove_normal
+    from .pools import remove_normal
 
     with _user_errors():
         left = remove_normal(setting, job)
@@ -464,14 +464,19 @@ def normal_remove(
 
 class Split(str, Enum):
     train = "train"
+    dev = "dev"
     test = "test"
+    leave_out = "leave-out"
     all = "all"
 
 
 @app.command()
 def bench(
     dataset: Annotated[Path, typer.Argument(help="A labeled dataset (cases/<id>/logs + label.json, normal/<setting>/...), e.g. from `l4 synth`.")],
-    split: Annotated[Split, typer.Option(help="Stable half of the cases: tune on train, report on test.")] = Split.all,
+    split: Annotated[Split, typer.Option(help=(
+        "Which cases. Generated corpora: train/test by case id (same fault types on both sides), or leave-out "
+        "(in-catalogue and held-out fault types side by side). Real corpora with splits.json: dev/test by source "
+        "repository. Tune on train/dev, report test."))] = Split.all,
     no_normal: Annotated[bool, typer.Option("--no-normal", help="Ignore normal jobs (the paper's no-history fallback).")] = False,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (tables), json or markdown.")] = ReportFormat.text,
     workers: Annotated[int | None, typer.Option(help="Cases analysed in parallel (default: all cores).")] = None,
@@ -479,8 +484,10 @@ def bench(
     out_file: Annotated[Path | None, typer.Option("--out", help="Also write the report to this file.")] = None,
     per_case: Annotated[bool, typer.Option("--cases", help="Also print one row per case in the text report.")] = False,
 ) -> None:
-    """Score l4 on labeled failures against the paper's baselines (Error_time, Error_count, error-level, rare-event)."""
+    """Score l4 on labeled failures beside the paper's baselines (Error_time, Error_count, error-level,
+    rare-event) and grep + signatures (every line against l4's own knowledge signatures)."""
     from .bench import SUMMARY_COLUMNS, run_bench
+    from .bench.report import summary_rows
 
     if not dataset.is_dir():
         _fail(f"{dataset} is not a directory — give a dataset folder (see `l4 synth --help`)", 2)
@@ -501,12 +508,14 @@ def bench(
     if text is not None:
         sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
         return
-    table = Table(title=f"l4 bench: {dataset} (split {split.value}{', no normal jobs' if no_normal else ''})")
-    for i, col in enumerate(SUMMARY_COLUMNS):
-        table.add_column(col, justify="left" if i == 0 else "right")
-    for row in report.summary_rows():
-        table.add_row(*[Text(str(c)) for c in row])
-    out.print(table)
+    for side, summary in report.side_by_side().items():
+        title = f"l4 bench: {dataset} (split {side}{', no normal jobs' if no_normal else ''})"
+        table = Table(title=Text(title))
+        for i, col in enumerate(SUMMARY_COLUMNS):
+            table.add_column(col, justify="left" if i == 0 else "right")
+        for row in summary_rows(summary):
+            table.add_row(*[Text(str(c)) for c in row])
+        out.print(table)
     if per_case:
         out.print(report.to_markdown().split("## Cases", 1)[-1], markup=False)
 
@@ -684,8 +693,8 @@ def demo(
     import time
 
     from . import render, synth
-    from .extract.crossjob import add_normal_job
     from .pipeline import analyze
+    from .pools import add_normal_job
 
     with _user_errors(), tempfile.TemporaryDirectory(prefix="l4-demo-") as tmp:
         base = keep or Path(tmp)

@@ -3,12 +3,11 @@
 The label and diagnosis models mirror ../shared/CONTRACTS.md. Other tools read and
 write them, so they only grow compatibly: new fields are optional, unknown fields in
 input are rejected (``extra="forbid"``) so a typo never passes silently.
-Per-line records are plain slotted dataclasses, not pydantic, because millions are made.
+Per-line records live in ``records`` (plain dataclasses: millions are made).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -48,16 +47,6 @@ def subcategory_of(category: str, subcategory: str) -> None:
         raise ValueError(f"subcategory {subcategory!r} is not under {category!r}; expected one of {', '.join(allowed)}")
 
 
-@dataclass(slots=True)
-class LogLine:
-    """One physical line of a node's log, as ingested."""
-
-    node: str
-    lineno: int  # 1-based physical line in the source file (after decompression)
-    ts: float | None  # POSIX seconds; inherited from the previous line when absent
-    level: str | None  # normalised: DEBUG, INFO, WARNING, ERROR, CRITICAL
-    text: str  # the message, launcher rank prefix removed
-    stamped: bool = True  # False when ts was inherited (the line carries no timestamp)
 
 
 # ---------------------------------------------------------------- labels (l4-label/1)
@@ -90,11 +79,30 @@ class Label(BaseModel):
     remediation: str
     # Optional extensions (compatible with l4-label/1).
     fault_type: str | None = None
+    source: str | None = None  # where a real log came from (owner/repo#123, repo:path@commit, a URL)
+    accept: list[str] | None = None  # every defensible "category/subcategory", the primary first
+    hosts: list[str] = []  # exact substrings of the log that name the faulty node(s)
 
     @model_validator(mode="after")
     def _check_subcategory(self) -> Label:
         subcategory_of(self.category, self.subcategory)
+        for reading in self.accept or ():
+            category, _, subcategory = reading.partition("/")
+            subcategory_of(category, subcategory)
+        if self.accept and self.accept[0] != self.primary:
+            raise ValueError(f"accept must start with the primary reading {self.primary!r}, not {self.accept[0]!r}")
         return self
+
+    @property
+    def primary(self) -> str:
+        return f"{self.category}/{self.subcategory}"
+
+    def accepts(self, category: str, subcategory: str) -> bool:
+        """Whether a verdict is one of the label's defensible readings (the primary alone when no ``accept``)."""
+        return f"{category}/{subcategory}" in (self.accept or [self.primary])
+
+    def accepts_category(self, category: str) -> bool:
+        return any(r.partition("/")[0] == category for r in (self.accept or [self.primary]))
 
 
 # ---------------------------------------------------------- diagnosis (l4-diagnosis/1)
@@ -118,6 +126,7 @@ class NodeOut(BaseModel):
     node: str
     score: float
     reason: str
+    aliases: list[str] = []  # other names the logs call this node by: hosts, IPs, global ranks
 
 
 class KnowledgeRef(BaseModel):

@@ -15,6 +15,7 @@ from agent.bench import (
     ERROR_COUNT,
     ERROR_LEVEL,
     ERROR_TIME,
+    GREP,
     L4,
     RARE_EVENT,
     SUMMARY_COLUMNS,
@@ -26,7 +27,7 @@ from agent.bench import (
     split_of,
 )
 from agent.errors import DatasetError
-from agent.pipeline import MinedJob, mine_job
+from agent.mining import MinedJob, mine_job
 from agent.schema import Diagnosis
 
 T = "2024-05-01 10:00:"
@@ -207,7 +208,7 @@ def test_score_events_counts_output_and_labeled_matches() -> None:
 
 
 def test_scores_with_fake_analyze(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bench, "analyze", _fake_analyze(FAKE))
+    monkeypatch.setattr(bench.run, "analyze", _fake_analyze(FAKE))
     seen: list[tuple[int, int]] = []
     report = run_bench(dataset, workers=1, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(1, 3), (2, 3), (3, 3)]
@@ -233,8 +234,8 @@ def test_scores_with_fake_analyze(dataset: Path, monkeypatch: pytest.MonkeyPatch
     assert o.nodes[L4].n == 2
     assert [top[k].value for k in (1, 3, 5, 8)] == [0.0, 0.5, 0.5, 0.5]
     assert (o.stage.hits, o.stage.n) == (2, 3)
-    assert (o.category.hits, o.category.n) == (3, 3)
-    assert (o.subcategory.hits, o.subcategory.n) == (1, 3)
+    assert (o.category[L4].hits, o.category[L4].n) == (3, 3)
+    assert (o.subcategory[L4].hits, o.subcategory[L4].n) == (1, 3)
     assert (o.iteration.hits, o.iteration.n) == (1, 2)
     assert o.cases == 3 and o.errors == 0
 
@@ -256,9 +257,11 @@ def test_baselines_on_known_answer(dataset: Path, monkeypatch: pytest.MonkeyPatc
     assert bench.error_time_ranking(mined) == ["worker-0", "worker-1", "worker-2"]
     assert bench.error_count_ranking(mined) == ["worker-2", "worker-0", "worker-1"]
 
-    monkeypatch.setattr(bench, "analyze", _fake_analyze(FAKE))
+    monkeypatch.setattr(bench.run, "analyze", _fake_analyze(FAKE))
     rows = {r.case_id: r for r in run_bench(dataset, workers=1).cases}
-    assert rows["c1"].node_rank == {L4: 2, ERROR_TIME: 2, ERROR_COUNT: 3}
+    # grep + signatures: the NCCL IB completion-error signature fires only on worker-1.
+    assert rows["c1"].node_rank == {L4: 2, GREP: 1, ERROR_TIME: 2, ERROR_COUNT: 3}
+    assert (rows["c1"].grep_category, rows["c1"].grep_subcategory) == ("hardware", "network")
     assert rows["c3"].node_rank[ERROR_TIME] == 1 and rows["c3"].node_rank[ERROR_COUNT] == 1
 
     # error-level filter on c1: 3 error templates (metrics, watchdog, aborted); only
@@ -276,7 +279,7 @@ def test_baselines_on_known_answer(dataset: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_failing_case_becomes_error_row(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bench, "analyze", _fake_analyze(FAKE, fail=("c2",)))
+    monkeypatch.setattr(bench.run, "analyze", _fake_analyze(FAKE, fail=("c2",)))
     report = run_bench(dataset, workers=1)
     rows = {r.case_id: r for r in report.cases}
     assert rows["c2"].error is not None and "boom in c2" in rows["c2"].error
@@ -289,7 +292,7 @@ def test_failing_case_becomes_error_row(dataset: Path, monkeypatch: pytest.Monke
 
 
 def test_split_and_limit_select_cases(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bench, "analyze", _fake_analyze(FAKE))
+    monkeypatch.setattr(bench.run, "analyze", _fake_analyze(FAKE))
     for split in ("train", "test"):
         report = run_bench(dataset, split=split, workers=1)
         assert [r.case_id for r in report.cases] == [c for c in ("c1", "c2", "c3") if split_of(c) == split]
@@ -315,5 +318,6 @@ def test_process_pool_matches_in_process(dataset: Path) -> None:
     one = run_bench(dataset, workers=1, use_normal=False)
     two = run_bench(dataset, workers=2, use_normal=False)
     assert [r.case_id for r in two.cases] == ["c1", "c2", "c3"]
-    strip = [{**r.__dict__, "seconds": None} for r in one.cases]
-    assert strip == [{**r.__dict__, "seconds": None} for r in two.cases]
+    untimed = {"seconds": None, "grep_seconds": None}
+    strip = [{**r.__dict__, **untimed} for r in one.cases]
+    assert strip == [{**r.__dict__, **untimed} for r in two.cases]
