@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from .aliases import aliases_from
 from .mining import MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
@@ -142,9 +145,28 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         symptom=extraction.symptom,
         stage=extraction.stage,
         iterations=extraction.iterations,
-        faulty_nodes=[NodeOut(node=n.node, score=min(n.score, 1.0), reason="; ".join(n.reasons)) for n in extraction.nodes],
+        faulty_nodes=[
+            NodeOut(node=n.node, score=min(n.score, 1.0), reason="; ".join(n.reasons),
+                    aliases=node_aliases(mined, n.node, events_out))
+            for n in extraction.nodes
+        ],
         events=events_out,
     )
+
+
+def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str]:
+    """The host/rank names a node's lines carry: its failure-event lines first, then its
+    error lines, then any line (one sample per message shape)."""
+    from .mining import LEVEL_CODES
+
+    log = mined.nodes.get(node)
+    if log is None:
+        return []
+    texts = [o.text for ev in events for o in ev.occurrences[:MAX_TEXTS_PER_EVENT] if o.node == node]
+    erring = np.unique(log.template[log.level >= LEVEL_CODES["ERROR"]]).tolist()
+    texts += [t for tid in erring for t in log.samples.get(tid, ())]
+    texts += [t for samples in log.samples.values() for t in samples]
+    return aliases_from(texts, node)
 
 
 _KB: list[KnowledgeBase] = []

@@ -34,8 +34,8 @@ def _verdict(d: Diagnosis) -> Text:
         text.append(f"  ·  confidence {d.confidence:.0%}")
     text.append("\nfaulty node: ")
     if d.faulty_nodes:
-        text.append(d.faulty_nodes[0].node, style="bold red")
-        others = [n.node for n in d.faulty_nodes[1:4]]
+        text.append(d.faulty_nodes[0].display, style="bold red")
+        others = [n.display for n in d.faulty_nodes[1:4]]
         if others:
             text.append(f"  (then {', '.join(others)})")
     else:
@@ -74,7 +74,7 @@ def render_terminal(d: Diagnosis, console: Console, verbose: bool = False) -> No
         table.add_column("score", justify="right")
         table.add_column("why", overflow="fold")
         for node in d.faulty_nodes:
-            table.add_row(Text(node.node), f"{node.score:.2f}", Text(node.reason))
+            table.add_row(Text(node.display), f"{node.score:.2f}", Text(node.reason))
         console.print(table)
     if d.remediation:
         console.print(Text("Remediation", style="bold"))
@@ -93,7 +93,7 @@ def to_markdown(d: Diagnosis) -> str:
     lines = [f"# l4 diagnosis: `{d.job}`", ""]
     lines.append(f"- **Category:** {d.category}/{d.subcategory}")
     lines.append(f"- **Symptom:** {d.symptom}; **stage:** {d.stage}; **iterations:** {', '.join(map(str, d.iterations)) or 'n/a'}")
-    lines.append(f"- **Faulty node(s):** {', '.join(n.node for n in d.faulty_nodes) or 'none singled out'}")
+    lines.append(f"- **Faulty node(s):** {', '.join(n.display for n in d.faulty_nodes) or 'none singled out'}")
     if d.confidence is not None:
         lines.append(f"- **Confidence:** {d.confidence:.0%}")
     lines += ["", "## Root cause", "", d.root_cause, "", "## Evidence", ""]
@@ -123,7 +123,7 @@ def _steps_markdown(d: Diagnosis) -> list[str]:
 def ticket_title(d: Diagnosis) -> str:
     """One line for a Jira/GitHub title: verdict, where, when."""
     verdict = f"{d.category}/{d.subcategory}" if d.category != "unknown" else "cause undetermined"
-    where = f" on {d.faulty_nodes[0].node}" if d.faulty_nodes else ""
+    where = f" on {d.faulty_nodes[0].display}" if d.faulty_nodes else ""
     when = f" at iteration {d.iterations[0]}" if d.iterations else f" during {d.stage}"
     what = d.symptom.replace("_", " ")
     return f"[l4] Training job {what}: {verdict}{where}{when}"

@@ -128,6 +128,11 @@ class NodeOut(BaseModel):
     reason: str
     aliases: list[str] = []  # other names the logs call this node by: hosts, IPs, global ranks
 
+    @property
+    def display(self) -> str:
+        """The name an SRE acts on first: the host the lines name, with l4's node name beside it."""
+        return f"{self.aliases[0]} ({self.node})" if self.aliases else self.node
+
 
 class KnowledgeRef(BaseModel):
     id: str

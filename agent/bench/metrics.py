@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..aliases import same_name
 from ..schema import Diagnosis, Label
 
 ITERATION_CANDIDATES = 3  # a consumer reads the first three reported iterations
@@ -113,11 +114,14 @@ def first_rank(ranked: Sequence[str], faulty: Iterable[str]) -> int | None:
 
 
 def host_rank(ranked: Sequence[tuple[str, Sequence[str]]], label: Label) -> int | None:
-    """1-based rank of the first output node whose name or an alias is a labeled faulty
-    node or one of the label's ``hosts``; None when absent (CONTRACTS: label ``hosts``)."""
-    wanted = {*label.faulty_nodes, *label.hosts}
+    """1-based rank of the first output node whose name or an alias is one of the label's
+    ``hosts`` (the names the log text gives the faulty node); None when absent.
+
+    Only ``hosts`` count here, never a file's own name: a console named ``console`` is not
+    a machine anyone can drain. Names compare without case and spaces (``Rank 12`` = ``rank12``).
+    """
     for i, (node, aliases) in enumerate(ranked, 1):
-        if node in wanted or any(a in wanted for a in aliases):
+        if any(same_name(name, host) for name in (node, *aliases) for host in label.hosts):
             return i
     return None
 

@@ -213,11 +213,11 @@ def _rules(evidence: Evidence) -> _Choice:
 def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -> str:
     if not d.events:
         if d.faulty_nodes:
-            return f"No failure-indicating message stood out; {d.faulty_nodes[0].node} is suspected because {d.faulty_nodes[0].reason}."
+            return f"No failure-indicating message stood out; {d.faulty_nodes[0].display} is suspected because {d.faulty_nodes[0].reason}."
         return "No failure-indicating message stood out in the logs; see collect_next for what to gather."
     event = d.events[0]
     where = (
-        f"on {d.faulty_nodes[0].node}"
+        f"on {d.faulty_nodes[0].display}"
         if d.faulty_nodes and any(o.node == d.faulty_nodes[0].node for o in event.occurrences)
         else f"on {len({o.node for o in event.occurrences})} node(s)"
     )
@@ -234,7 +234,7 @@ def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -
 def _generic_remediation(d: Diagnosis) -> list[str]:
     steps = []
     if d.faulty_nodes:
-        steps.append(f"Inspect {d.faulty_nodes[0].node} first (hardware health, dmesg, NIC counters) and drain it if it is unhealthy.")
+        steps.append(f"Inspect {d.faulty_nodes[0].display} first (hardware health, dmesg, NIC counters) and drain it if it is unhealthy.")
     steps.append("Read the evidence lines above in context (`l4 ask JOB \"window NODE:LINE\"`).")
     steps.append("Restart from the last good checkpoint once the cause is fixed or the node is excluded.")
     return steps

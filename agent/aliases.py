@@ -1,0 +1,120 @@
+"""The names a log calls a node by: host names and ranks printed inside the lines.
+
+Why: real consoles often hold a whole job in one file, so the file's name (``console``,
+``slurm-1234``) says nothing about which machine failed. The lines do: NCCL prefixes every
+message with ``host:pid:tid``, srun names the host a task died on, torchelastic prints the
+failing rank's host, syslog carries the host after the time, torchrun prefixes ``[rankN]``.
+An SRE drains a host, so the verdict must carry these names (CONTRACTS: ``aliases``).
+
+Each pattern below carries a real line it was written from and where that line is from;
+``tests/test_aliases.py`` runs every pattern on its example.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MAX_ALIASES = 3  # a node has a host and perhaps a rank; more would be guessing
+
+_HOST = r"[A-Za-z][\w.-]*[A-Za-z0-9]"
+
+
+@dataclass(frozen=True)
+class NamePattern:
+    """A way logs name a node: the regex (group ``name``), a real example and its source."""
+
+    kind: str  # "host" or "rank"
+    regex: re.Pattern[str]
+    example: str
+    source: str
+    expected: str  # what the example names
+
+
+NAME_PATTERNS: tuple[NamePattern, ...] = (
+    NamePattern(
+        "host",
+        re.compile(rf"(?:^|[\s\]>:])(?P<name>{_HOST}):\d+:\d+ \[\d+\] (?:\S+:\d+ )?NCCL (?:WARN|INFO|ERROR)"),
+        "[1,12]<stdout>:container-e275-1553839402050-12124-01-000057:815:864 [0] transport/net_ib.cu:80 NCCL WARN "
+        "NET/IB : Got async event : local catastrophic error",
+        "NVIDIA/nccl#230",
+        "container-e275-1553839402050-12124-01-000057",
+    ),
+    NamePattern(
+        "host",
+        re.compile(rf"\bsrun: error: (?P<name>{_HOST}): tasks? [\d,-]+: "),
+        "srun: error: ml-512-node-060: task 8: Out Of Memory",
+        "LambdaLabsML/training_results_v4.0 (llama2_70b_lora result log)",
+        "ml-512-node-060",
+    ),
+    NamePattern(
+        "host",
+        re.compile(rf"\bsrun: error: Node failure on (?P<name>{_HOST})"),
+        "srun: error: Node failure on jean-zay-iam37",
+        "huggingface/m4-logs (tr_141 hanging README)",
+        "jean-zay-iam37",
+    ),
+    NamePattern(
+        "host",
+        re.compile(rf"^\s*host\s*:\s*(?P<name>{_HOST})\s*$"),
+        "  host      : papercup-ml-devbox-3.c.papercup-ml.internal",
+        "QwenAudio/CosyVoice#199 (torchelastic root-cause block)",
+        "papercup-ml-devbox-3.c.papercup-ml.internal",
+    ),
+    NamePattern(
+        "host",
+        re.compile(rf"\b[A-Z][a-z]{{2}} +\d{{1,2}} \d\d:\d\d:\d\d (?P<name>{_HOST}) kernel: "),
+        "Jun  3 11:02:44 gpu-a12 kernel: NVRM: Xid (PCI:0000:ca:00): 31, pid=90112, name=pt_main_thread, "
+        "Ch 00000023, intr 00000000. MMU Fault: ENGINE CE3 HUBCLIENT_CE1 faulted @ 0x7f10_a0000000.",
+        "knowledge/cuda/xid-31-gpu-memory-page-fault.md (syslog form of an NVIDIA Xid report)",
+        "gpu-a12",
+    ),
+    NamePattern(
+        "rank",
+        re.compile(r"\[rank(?P<name>\d+)\]:"),
+        "[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process group "
+        "watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
+        "pytorch/pytorch#113128",
+        "12",
+    ),
+)
+
+# Names that match the host shape but are never a machine.
+_NOT_HOSTS = frozenset({"localhost", "error", "warning", "info", "debug", "none", "unknown", "nan"})
+
+
+def names_in(text: str) -> list[tuple[str, str]]:
+    """``(kind, name)`` for every node name the line carries, in pattern order; ranks as ``rank12``."""
+    found: list[tuple[str, str]] = []
+    for pattern in NAME_PATTERNS:
+        m = pattern.regex.search(text)
+        if m is None:
+            continue
+        name = m.group("name")
+        if pattern.kind == "rank":
+            name = f"rank{int(name)}"
+        elif name.lower() in _NOT_HOSTS:
+            continue
+        found.append((pattern.kind, name))
+    return found
+
+
+def aliases_from(texts: Iterable[str], node: str) -> list[str]:
+    """The names these lines (of one node, most telling first) call it by: hosts before ranks,
+    each in first-seen order, without the node's own name, at most ``MAX_ALIASES``."""
+    hosts: list[str] = []
+    ranks: list[str] = []
+    for text in texts:
+        for kind, name in names_in(text):
+            bucket = hosts if kind == "host" else ranks
+            if name != node and name not in bucket:
+                bucket.append(name)
+        if len(hosts) >= MAX_ALIASES:
+            break
+    return (hosts + ranks)[:MAX_ALIASES]
+
+
+def same_name(a: str, b: str) -> bool:
+    """``rank 12`` is ``rank12`` is ``Rank12``: compare names without case and spaces."""
+    return a.replace(" ", "").lower() == b.replace(" ", "").lower()

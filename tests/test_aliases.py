@@ -1,0 +1,45 @@
+"""Host and rank names read out of log lines (CONTRACTS: a faulty node's ``aliases``)."""
+
+import pytest
+
+from agent.aliases import NAME_PATTERNS, aliases_from, names_in, same_name
+
+
+@pytest.mark.parametrize("pattern", NAME_PATTERNS, ids=lambda p: p.expected)
+def test_every_name_pattern_names_what_its_real_example_names(pattern):
+    m = pattern.regex.search(pattern.example)
+    assert m is not None and m.group("name") == pattern.expected
+    assert pattern.source
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("gpu-node-17:1234:5678 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>", [("host", "gpu-node-17")]),
+        ("srun: error: ip-26-0-146-100: task 12: Exited with exit code 1", [("host", "ip-26-0-146-100")]),
+        ("srun: error: Node failure on jean-zay-iam49", [("host", "jean-zay-iam49")]),
+        ("    host      : localhost", []),  # never a machine anyone can drain
+        ("[default3]:[rank27]: torch.OutOfMemoryError: CUDA out of memory.", [("rank", "rank27")]),
+        ("iteration 100 | loss 2.3 | host time 12:30:01", []),
+        ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275", []),
+    ],
+)
+def test_names_in_lines(line, names):
+    assert names_in(line) == names
+
+
+def test_aliases_put_hosts_first_skip_the_node_itself_and_stay_few():
+    lines = [
+        "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered",
+        "node-a:1:2 [0] NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+        "srun: error: node-a: task 3: Exited with exit code 1",
+        "srun: error: node-b: task 4: Exited with exit code 1",
+        "srun: error: node-c: task 5: Exited with exit code 1",
+        "srun: error: node-d: task 6: Exited with exit code 1",
+    ]
+    assert aliases_from(lines, "console") == ["node-a", "node-b", "node-c"]
+    assert aliases_from(lines[:2], "node-a") == ["rank3"]
+
+
+def test_names_compare_without_case_or_spaces():
+    assert same_name("Rank 12", "rank12") and not same_name("rank1", "rank12")
