@@ -18,6 +18,7 @@ Run it as ``python -m agent.labelcheck DATASET [--prefix P]``. Rules:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections import defaultdict
@@ -165,15 +166,29 @@ def check_dataset(dataset: Path, prefix: str = "", require_source: bool = True) 
     return len(cases), problems
 
 
+def assign_new_sources(dataset: Path) -> None:
+    """Place every case's source repository that ``splits.json`` lacks, by the fixed rule."""
+    repos = set()
+    for label_path in (dataset / "cases").glob("*/label.json"):
+        with contextlib.suppress(ValueError, OSError):
+            repos.add(source_repo(json.loads(label_path.read_text(encoding="utf-8")).get("source")))
+    current = RealSplits.load(dataset) or RealSplits(frozenset(), frozenset())
+    current.with_new(repos - {""}).save(dataset)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agent.labelcheck", description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--prefix", default="", help="check only cases whose id starts with this")
     parser.add_argument("--no-source", action="store_true", help="do not require `source` (generated corpora)")
+    parser.add_argument("--assign", action="store_true",
+                        help="add the source repositories of new cases to splits.json by its fixed rule")
     args = parser.parse_args(argv)
     if not (args.dataset / "cases").is_dir():
         print(f"error: {args.dataset}/cases is not a directory", file=sys.stderr)
         return 2
+    if args.assign:
+        assign_new_sources(args.dataset)
     n, problems = check_dataset(args.dataset, args.prefix, require_source=not args.no_source)
     for p in problems:
         print(p)

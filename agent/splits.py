@@ -23,6 +23,7 @@ SYNTH_SPLITS = ("train", "test")
 REAL_SPLITS = ("dev", "test")
 HELD_OUT, IN_CATALOGUE = "held-out", "in-catalogue"
 SPLITS_FILE = "splits.json"
+REAL_SALT = "l4-real-split-v3"  # chosen once, for balanced stacks on both sides; never changed after
 
 _GITHUB_URL = re.compile(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)", re.I)
 _REPO_REF = re.compile(r"^([\w.-]+/[\w.-]+?)(?:[#:@]|$)")
@@ -59,6 +60,11 @@ def source_repo(source: str | None) -> str:
     return m.group(1).lower() if m else text.lower()
 
 
+def rule_split(repo: str) -> str:
+    """Where a source repository not yet in ``splits.json`` goes: a fixed hash, never a choice."""
+    return REAL_SPLITS[_bit(REAL_SALT + repo.lower())]
+
+
 @dataclass(frozen=True)
 class RealSplits:
     """``splits.json`` of a real corpus: which source repositories are dev and which test."""
@@ -81,6 +87,17 @@ class RealSplits:
         if repo in self.dev:
             return "dev"
         return None
+
+    def with_new(self, repos: set[str]) -> RealSplits:
+        """These splits plus any unlisted repository, placed by ``rule_split`` (listed ones never move)."""
+        new = {r.lower() for r in repos} - self.dev - self.test
+        return RealSplits(self.dev | {r for r in new if rule_split(r) == "dev"},
+                          self.test | {r for r in new if rule_split(r) == "test"})
+
+    def save(self, dataset: Path) -> None:
+        payload = {"rule": f"a new repository goes to test when sha256('{REAL_SALT}' + repo)[0] is odd",
+                   "dev": sorted(self.dev), "test": sorted(self.test)}
+        (Path(dataset) / SPLITS_FILE).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
 
     def problems(self) -> list[str]:
         both = sorted(self.dev & self.test)

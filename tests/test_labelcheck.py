@@ -115,3 +115,27 @@ def test_leave_out_holds_out_whole_fault_types() -> None:
 
 def test_the_real_corpus_passes_the_checker(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(REAL)]) == 0, capsys.readouterr().out
+
+
+def test_new_repositories_are_placed_by_the_fixed_rule_and_listed_ones_never_move(tmp_path: Path) -> None:
+    from agent.labelcheck import assign_new_sources
+    from agent.splits import rule_split
+
+    write_case(tmp_path, "c1", good_label(source="some/repo#1"))
+    (tmp_path / "splits.json").write_text(json.dumps({"dev": ["owner/repo"], "test": []}))
+    assign_new_sources(tmp_path)
+    splits = RealSplits.load(tmp_path)
+    assert splits is not None and "owner/repo" in splits.dev
+    assert splits.split_of_source("some/repo#1") == rule_split("some/repo")
+
+
+def test_bench_selects_a_real_split_by_source_repository(tmp_path: Path) -> None:
+    from agent.bench.cases import load_cases, select
+
+    write_case(tmp_path, "c1", good_label(source="a/dev-repo#1"))
+    write_case(tmp_path, "c2", good_label(source="b/test-repo#2"), LOG[:4])
+    (tmp_path / "splits.json").write_text(json.dumps({"dev": ["a/dev-repo"], "test": ["b/test-repo"]}))
+    assert [c.case_id for c in select(tmp_path, load_cases(tmp_path), "test")] == ["c2"]
+    assert [c.case_id for c in select(tmp_path, load_cases(tmp_path), "dev")] == ["c1"]
+    with pytest.raises(Exception, match="leave-out"):
+        select(tmp_path, load_cases(tmp_path), "leave-out")
