@@ -129,6 +129,7 @@ class KnowledgeDoc(BaseModel):
     symptoms: list[Literal["launching_failure", "training_crash", "abnormal_behavior", "others"]] = Field(min_length=1)
     severity: Literal["critical", "high", "medium", "low"]
     node_local: StrictBool
+    wrapper: StrictBool = False  # the message reports a failed call; the cause is printed beside it
     remediation: list[str] = []
     collect_next: list[str] = []
     sources: list[str] = Field(min_length=1)

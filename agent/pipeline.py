@@ -196,18 +196,37 @@ def gather_evidence(
                 if match.id not in seen:
                     seen.add(match.id)
                     evidence.library.append(match)
-    if kb is not None and diagnosis.events:
-        root = diagnosis.events[0]
-        query = root.occurrences[0].text if root.occurrences else root.template
-        evidence.knowledge = kb.search(query, top=5)
-    ids = {m.doc_id for m in evidence.library if m.doc_id} | {h.id for h in evidence.knowledge}
     if kb is not None:
-        for doc_id in ids:
-            try:
-                evidence.docs[doc_id] = kb.get(doc_id)
-            except Exception:  # a user pattern id or a doc removed since: no text to add
-                continue
+        for doc_id in {m.doc_id for m in evidence.library if m.doc_id}:
+            _add_doc(evidence, kb, doc_id)
+    if kb is not None and diagnosis.events:
+        query_event = _cause_event(diagnosis, evidence)
+        query = query_event.occurrences[0].text if query_event.occurrences else query_event.template
+        evidence.knowledge = kb.search(query, top=5)
+        for hit in evidence.knowledge:
+            _add_doc(evidence, kb, hit.id)
     return evidence
+
+
+def _add_doc(evidence: Evidence, kb: KnowledgeBase, doc_id: str) -> None:
+    if doc_id in evidence.docs:
+        return
+    try:
+        evidence.docs[doc_id] = kb.get(doc_id)
+    except Exception:  # a user pattern id or a doc removed since: no text to add
+        return
+
+
+def _cause_event(diagnosis: Diagnosis, evidence: Evidence) -> EventOut:
+    """The event to look up: the root, unless a wrapper doc explains it and a later event
+    (the code or exception printed beside it) is not a wrapper too."""
+    library = evidence.library
+    for event in diagnosis.events[:MAX_EVENTS_FOR_KNOWLEDGE]:
+        texts = {o.text for o in event.occurrences[:20]} or {event.template}
+        own = [m for m in library if any(s in texts for s in m.samples)]
+        if not own or not all(getattr(evidence.docs.get(m.doc_id or ""), "wrapper", False) for m in own):
+            return event
+    return diagnosis.events[0]
 
 
 MAX_EVENTS_FOR_KNOWLEDGE = 3

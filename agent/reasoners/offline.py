@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 LIBRARY_DECISIVE = 0.6  # a specific signature (or a user pattern) settles the category
 RETRIEVAL_DECISIVE = 0.5
+# Beside a wrapper, a code-specific doc below LIBRARY_DECISIVE still beats it; family
+# regexes (any EJxxxx code) score 0.45 and do not.
+SPECIFIC_BESIDE_WRAPPER = 0.5
 RETRIEVAL_VOTES = (0.5, 0.3, 0.2)  # weight of the first, second and third retrieved doc
 RULE_VOTE = 0.35
 MAX_KNOWLEDGE = 5
@@ -100,14 +103,22 @@ class OfflineReasoner:
         shape = _shape_rule(evidence, has_signature=bool(decisive))
         if shape is not None:
             return shape
-        if decisive:
-            return _library_choice(decisive[0])
+        # A wrapper ("HCCL error in ...", "PTA call acl api failed") only says a call failed;
+        # the code or exception printed beside it names the cause, so a specific doc on any
+        # failure-indicating event outranks a wrapper on the root.
+        specific = [m for m in evidence.library if not _is_wrapper(evidence, m.doc_id)]
+        chosen = [m for m in specific if m.confidence >= LIBRARY_DECISIVE] or [
+            m for m in specific if m.confidence >= SPECIFIC_BESIDE_WRAPPER and decisive
+        ] or decisive
+        if chosen:
+            return _library_choice(chosen[0])
         # 2. Retrieval over the root event, with the rules' reading of the evidence as one
         # more vote: the nearest documents agree more often than the single nearest one.
         rule = _rules(evidence)
         votes: dict[tuple[str, str], float] = {}
         best_doc: dict[tuple[str, str], str] = {}
-        for weight, hit in zip(RETRIEVAL_VOTES, evidence.knowledge, strict=False):
+        hits = [h for h in evidence.knowledge if not _is_wrapper(evidence, h.id)] or evidence.knowledge
+        for weight, hit in zip(RETRIEVAL_VOTES, hits, strict=False):
             if hit.score < RETRIEVAL_DECISIVE:
                 continue
             key = (hit.category, hit.subcategory)
@@ -124,6 +135,11 @@ class OfflineReasoner:
             return rule
         title = evidence.docs[doc_id].title if doc_id in evidence.docs else doc_id
         return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"is closest to '{title}'")
+
+
+def _is_wrapper(evidence: Evidence, doc_id: str | None) -> bool:
+    doc = evidence.docs.get(doc_id) if doc_id else None
+    return bool(doc is not None and getattr(doc, "wrapper", False))
 
 
 def _library_choice(match: LibraryMatch) -> _Choice:
