@@ -511,12 +511,12 @@ class JobTools:
     def iteration(self, n: int, max_groups: int = 12) -> ToolResult:
         """What was logged around iteration ``n``: its progress lines, then every other
         message type printed from just before it until the next iteration was logged."""
-        from .extract import temporal
+        from .extract.progress import progress_templates
 
         n = int(n)
         mined = self.mined
         if self._progress is None:
-            self._progress = temporal.progress_templates(mined)
+            self._progress = progress_templates(mined)
         progress = np.array(sorted(self._progress), dtype=np.int64)
         mentions: list[Citation] = []
         groups: dict[int, list[Citation]] = {}

@@ -254,6 +254,7 @@ def analyze(
     mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
     t2 = time.perf_counter()
     extraction = extract(mined, profile, fault_library() if use_library else None)
+    mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
     t3 = time.perf_counter()
     diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
     t4 = time.perf_counter()

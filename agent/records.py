@@ -33,7 +33,7 @@ class NodeLog:
     source: Path
     template: np.ndarray  # int64 template id per line
     lineno: np.ndarray  # int32
-    ts: np.ndarray  # float64, NaN unknown; estimated for unstamped lines (see extract.temporal)
+    ts: np.ndarray  # float64, NaN unknown; estimated for unstamped lines (see extract.clock)
     stamped: np.ndarray  # bool: the line carried its own timestamp
     level: np.ndarray  # int8 LEVEL_CODES
     iteration: np.ndarray  # int32, -1 none

@@ -71,7 +71,7 @@ def test_each_kind_of_mistake_is_reported(tmp_path: Path, changes: dict[str, obj
 def test_one_log_filed_twice_is_reported(tmp_path: Path) -> None:
     write_case(tmp_path, "c1", good_label())
     write_case(tmp_path, "c2", good_label(source="owner/repo#2"))
-    write_case(tmp_path, "c3", good_label(source="owner/repo#1"), LOG[:3] + ["other", "lines"])
+    write_case(tmp_path, "c3", good_label(source="owner/repo#1"), [*LOG[:3], "other", "lines"])
     found = [str(p) for p in check_dataset(tmp_path)[1]]
     assert any("same evidence lines as c2" in p for p in found)
     assert any("same source 'owner/repo#1' as c3" in p for p in found)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.extract.rank import EventCandidate, Extraction, NodeCandidate
-from agent.extract.temporal import Timeline
+from agent.extract import EventCandidate, Extraction, NodeCandidate
+from agent.extract.progress import Timeline
 from agent.knowledge import Hit
 from agent.library import LibraryMatch
 from agent.reasoners import Evidence

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.extract import temporal
-from agent.mining import mine_job
+from agent.extract import clock, progress
+from agent.mining import MinedJob, mine_job
 
 STEPS = 50
 
@@ -38,30 +38,30 @@ def write_job(root: Path, *, launcher_stamp_on_first: bool = True) -> Path:
     return logs
 
 
-def step_times(mined, progress: set[int]) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
-    return {name: temporal.node_progress(log, progress, 0.0).ts for name, log in mined.nodes.items()}
+def step_times(mined: MinedJob, progress_tids: set[int]) -> dict[str, np.ndarray]:
+    return {name: progress.node_progress(log, progress_tids, 0.0).ts for name, log in mined.nodes.items()}
 
 
 def test_unstamped_progress_gets_one_clock_for_the_whole_job(tmp_path: Path) -> None:
     mined = mine_job(write_job(tmp_path), workers=1)
-    temporal.impute_times(mined)
-    progress = temporal.progress_templates(mined)
-    assert progress
-    times = step_times(mined, progress)
+    mined = clock.with_times(mined, clock.impute_times(mined))
+    progress_tids = progress.progress_templates(mined)
+    assert progress_tids
+    times = step_times(mined, progress_tids)
     first = times["node-0"]
     assert len(first) == STEPS
     for name, ts in times.items():
         assert np.allclose(ts, first), name  # iteration k is one moment on every node
-    skew = temporal.estimate_skew(mined, progress)
+    skew = clock.estimate_skew(mined, progress_tids)
     assert all(abs(v) < 1.0 for v in skew.values()), skew
 
 
 def test_the_failing_nodes_kernel_stamp_follows_its_last_step(tmp_path: Path) -> None:
     mined = mine_job(write_job(tmp_path), workers=1)
-    temporal.impute_times(mined)
-    progress = temporal.progress_templates(mined)
+    mined = clock.with_times(mined, clock.impute_times(mined))
+    progress_tids = progress.progress_templates(mined)
     log = mined.nodes["node-2"]
-    last_step = float(temporal.node_progress(log, progress, 0.0).ts[-1])
+    last_step = float(progress.node_progress(log, progress_tids, 0.0).ts[-1])
     xid = int(np.flatnonzero(log.lineno == STEPS + 2)[0])  # header line, STEPS progress lines, then the Xid
     peers_end = max(float(mined.nodes[n].ts[-1]) for n in ("node-0", "node-1", "node-3"))
     assert last_step <= float(log.ts[xid]) < peers_end
@@ -70,9 +70,9 @@ def test_the_failing_nodes_kernel_stamp_follows_its_last_step(tmp_path: Path) ->
 def test_a_lone_end_stamp_does_not_date_the_whole_file(tmp_path: Path) -> None:
     # Without the launcher's early stamp, every file's only stamps are at its end.
     mined = mine_job(write_job(tmp_path, launcher_stamp_on_first=False), workers=1)
-    temporal.impute_times(mined)
-    progress = temporal.progress_templates(mined)
-    times = step_times(mined, progress)
+    mined = clock.with_times(mined, clock.impute_times(mined))
+    progress_tids = progress.progress_templates(mined)
+    times = step_times(mined, progress_tids)
     for ts in times.values():
         assert np.all(np.diff(ts) > 0)  # progress advances instead of sitting on the end stamp
-    assert all(abs(v) < 1.0 for v in temporal.estimate_skew(mined, progress).values())
+    assert all(abs(v) < 1.0 for v in clock.estimate_skew(mined, progress_tids).values())

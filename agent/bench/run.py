@@ -63,8 +63,8 @@ def score_case(row: CaseResult, diagnosis: Diagnosis, mined: MinedJob, label: La
         ERROR_LEVEL: score_events(with_file_nodes(error_level_events(mined), file_of), truth) if truth else None,
         RARE_EVENT: score_events(with_file_nodes(rare_event_events(mined), file_of), truth) if truth else None,
     }
-    rankings = {
-        L4: [(n.node, n.aliases) for n in diagnosis.faulty_nodes],
+    rankings: dict[str, list[tuple[str, list[str]]]] = {
+        L4: [(n.node, list(n.aliases)) for n in diagnosis.faulty_nodes],
         GREP: [(n, []) for n in grep.nodes],
         ERROR_TIME: [(n, []) for n in error_time_ranking(mined)],
         ERROR_COUNT: [(n, []) for n in error_count_ranking(mined)],

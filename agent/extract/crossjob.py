@@ -16,10 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..mining import NOVEL_OFFSET, Miner
-
-FREQUENT_JOB_SHARE = 0.5  # printed by at least this share of normal jobs -> dropped
-BURST_FACTOR = 10.0  # per-node count this many times the normal maximum -> kept as a burst
-BURST_MIN_COUNT = 5
+from .weights import DEFAULT_WEIGHTS, Weights
 
 
 @dataclass
@@ -59,16 +56,19 @@ class Verdict:
     reason: str
 
 
-def judge(profile: NormalProfile | None, tid: int, max_count_on_a_node: int) -> Verdict:
-    """Keep, down-weight or drop one event of the failed job."""
+def judge(
+    profile: NormalProfile | None, tid: int, max_count_on_a_node: int, weights: Weights = DEFAULT_WEIGHTS
+) -> Verdict:
+    """Keep, down-weight or drop one event of the failed job (thresholds: ``Weights``)."""
+    w = weights
     if profile is None or not profile.jobs:
         return Verdict(True, 1.0, "no normal jobs to compare with")
     share = profile.job_share(tid)
     if share == 0.0:
         return Verdict(True, 1.0, "absent from normal jobs")
     normal_max = profile.max_per_node(tid)
-    if max_count_on_a_node >= BURST_MIN_COUNT and max_count_on_a_node >= BURST_FACTOR * max(normal_max, 1):
-        return Verdict(True, 0.6, f"{max_count_on_a_node}x on one node vs at most {normal_max} in normal jobs")
-    if share >= FREQUENT_JOB_SHARE:
+    if max_count_on_a_node >= w.burst_min_count and max_count_on_a_node >= w.burst_factor * max(normal_max, 1):
+        return Verdict(True, w.burst_weight, f"{max_count_on_a_node}x on one node vs at most {normal_max} in normal jobs")
+    if share >= w.frequent_job_share:
         return Verdict(False, 0.0, f"printed by {share:.0%} of normal jobs")
-    return Verdict(True, 0.35, f"rare in normal jobs ({share:.0%} of them)")
+    return Verdict(True, w.rare_weight, f"rare in normal jobs ({share:.0%} of them)")

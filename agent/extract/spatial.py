@@ -10,7 +10,7 @@ signals fix that:
   the one everyone waits on;
 - **identity**: a node owns the values that sit in the same slot of a message every node
   prints (its rank in ``[Rank 3] iteration ...``, its IP in the NCCL bootstrap line);
-- **first deviation** and **silence** (computed in temporal/rank): the faulty node usually
+- **first deviation** and **silence** (computed in ``progress`` and ``nodes``): the faulty node usually
   errs first, or stops logging while the others go on.
 """
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from ..mining import Masker, MinedJob
 from .table import EventTable
+from .weights import DEFAULT_WEIGHTS, Weights
 
 IDENTITY_KINDS = ("RANK", "IP", "NODE")
 _IP_ONLY = re.compile(r":\d+$")
@@ -35,8 +36,11 @@ class ForestResult:
     drivers: dict[str, list[int]]  # node -> template ids that make it stand out, strongest first
 
 
-def isolation_forest(table: EventTable, features: list[int], seed: int = 0) -> ForestResult:
+def isolation_forest(
+    table: EventTable, features: list[int], seed: int = 0, weights: Weights = DEFAULT_WEIGHTS
+) -> ForestResult:
     """Isolation Forest over log1p event counts per node (the L4 paper's spatial step)."""
+    w = weights
     nodes = table.node_names
     if len(nodes) < 3 or not features:
         return ForestResult({n: 0.0 for n in nodes}, {n: [] for n in nodes})
@@ -47,7 +51,7 @@ def isolation_forest(table: EventTable, features: list[int], seed: int = 0) -> F
             matrix[index[node], j] = np.log1p(stats.count)
     from sklearn.ensemble import IsolationForest  # heavy import, only when needed
 
-    forest = IsolationForest(n_estimators=100, random_state=seed, contamination="auto")
+    forest = IsolationForest(n_estimators=w.forest_trees, random_state=seed, contamination="auto")
     forest.fit(matrix)
     raw = -forest.score_samples(matrix)  # higher = easier to isolate = more anomalous
     lo, hi = float(raw.min()), float(raw.max())
@@ -58,7 +62,7 @@ def isolation_forest(table: EventTable, features: list[int], seed: int = 0) -> F
     drivers = {}
     for i, node in enumerate(nodes):
         order = np.argsort(-deviation[i])
-        drivers[node] = [features[j] for j in order[:5].tolist() if deviation[i, j] > 0.5]
+        drivers[node] = [features[j] for j in order[: w.forest_max_drivers].tolist() if deviation[i, j] > w.forest_driver_deviation]
     return ForestResult({n: float(norm[index[n]]) for n in nodes}, drivers)
 
 
@@ -70,7 +74,9 @@ def _norm_value(kind: str, value: str) -> str:
     return value
 
 
-def node_identities(mined: MinedJob, table: EventTable, masker: Masker) -> dict[tuple[str, str], str]:
+def node_identities(
+    mined: MinedJob, table: EventTable, masker: Masker, weights: Weights = DEFAULT_WEIGHTS
+) -> dict[tuple[str, str], str]:
     """(kind, value) -> the node it identifies.
 
     A message printed by most nodes, whose RANK/IP/NODE slot holds a different value on
@@ -78,10 +84,10 @@ def node_identities(mined: MinedJob, table: EventTable, masker: Masker) -> dict[
     owners: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     n_nodes = len(table.node_names)
     for name in table.node_names:
-        owners[("NODE", name)][name] += 10
+        owners[("NODE", name)][name] += weights.identity_name_votes
         digits = re.search(r"(\d+)$", name)
         if name.startswith("rank") and digits:
-            owners[("RANK", str(int(digits.group(1))))][name] += 10
+            owners[("RANK", str(int(digits.group(1))))][name] += weights.identity_name_votes
     for tid, stats in table.events.items():
         if len(stats.per_node) < max(2, n_nodes // 2):
             continue
@@ -96,7 +102,7 @@ def node_identities(mined: MinedJob, table: EventTable, masker: Masker) -> dict[
         for (_, kind), values in slot_values.items():
             distinct = set(values.values())
             # An identity slot: (almost) every node shows its own value.
-            if len(values) >= 2 and len(distinct) >= 0.8 * len(values):
+            if len(values) >= 2 and len(distinct) >= weights.identity_distinct_share * len(values):
                 for node, value in values.items():
                     owners[(kind, value)][node] += 1
     return {key: counter.most_common(1)[0][0] for key, counter in owners.items()}

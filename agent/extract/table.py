@@ -1,7 +1,7 @@
 """Per-event statistics of one mined job: who printed each template, how often, and when.
 
 Every extractor reads this table instead of the raw line arrays. Times are corrected for
-per-node clock skew (estimated by ``temporal.estimate_skew``) so "who erred first" compares
+per-node clock skew (estimated by ``clock.estimate_skew``) so "who erred first" compares
 like with like.
 """
 

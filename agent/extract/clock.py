@@ -1,0 +1,159 @@
+"""One clock for the job: times for unstamped lines, and each node's clock skew.
+
+Some formats (Python's default ``LEVEL:logger:msg``) stamp nothing, so every line would
+inherit the launcher's start time and cross-node timing would be meaningless. Training is
+synchronous, so iteration k happens at one moment on every node: a map iteration -> time
+dates the unstamped lines, and pairing the same synchronous message across nodes gives
+each node's offset against the job's median clock.
+
+Pure: ``impute_times`` returns the new time arrays and ``with_times`` a new job holding
+them; the caller's ``MinedJob`` is never changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from ..mining import MinedJob
+from .progress import node_progress
+from .weights import DEFAULT_WEIGHTS, Weights
+
+
+def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, np.ndarray]:
+    """New ``ts`` arrays for the nodes whose lines are mostly unstamped, dated from the
+    iteration they belong to (node -> times; nodes that need nothing are absent).
+
+    A map iteration -> time, from whatever stamped iteration lines exist (or, if none, a
+    nominal one second per iteration after the last stamp) dates the rest."""
+    changed: dict[str, np.ndarray] = {}
+    needy = [n for n, log in mined.nodes.items() if len(log) and log.stamped.mean() < weights.stamped_share]
+    if not needy:
+        return changed
+    # Anchors: every stamped line that follows an iteration line dates that iteration
+    # (stamped kernel or runtime lines interleaved with unstamped progress lines count).
+    its: list[np.ndarray] = []
+    times: list[np.ndarray] = []
+    for log in mined.nodes.values():
+        ctx = np.maximum.accumulate(np.where(log.iteration >= 0, log.iteration, -1).astype(float))
+        mask = (ctx >= 0) & log.stamped & ~np.isnan(log.ts)
+        if mask.any():
+            its.append(ctx[mask])
+            times.append(log.ts[mask])
+    known_it = np.concatenate(its) if its else np.array([])
+    if len(np.unique(known_it)) >= 2:
+        order = np.argsort(known_it, kind="stable")
+        k_it, k_ts = known_it[order], np.concatenate(times)[order]
+        uniq, start = np.unique(k_it, return_index=True)
+        med = np.array([np.min(k_ts[a:b]) for a, b in zip(start, [*start[1:], len(k_ts)], strict=True)])
+        med = np.maximum.accumulate(med)
+        rate = float(np.median(np.diff(med) / np.diff(uniq))) if len(uniq) > 1 else 1.0
+    else:
+        uniq, med, rate = np.array([]), np.array([]), 1.0
+    base_it, base_ts = 0.0, 0.0  # used only without a two-anchor map
+    if len(known_it) and len(uniq) < 2:  # a single anchored iteration
+        base_it = float(known_it[0])
+        base_ts = float(np.min(np.concatenate(times)))
+    elif len(uniq) < 2:  # no anchor: the job's first stamp dates its first iteration
+        firsts = [
+            float(np.nanmin(log.ts[log.stamped]))
+            for log in mined.nodes.values()
+            if log.stamped.any() and not np.isnan(log.ts[log.stamped]).all()
+        ]
+        starts = [float(np.min(log.iteration[log.iteration >= 0])) for log in mined.nodes.values() if (log.iteration >= 0).any()]
+        base_ts = min(firsts) if firsts else 0.0
+        base_it = min(starts) if starts else 0.0
+    for name in needy:
+        log = mined.nodes[name]
+        ctx = np.where(log.iteration >= 0, log.iteration, -1).astype(float)
+        ctx = np.maximum.accumulate(ctx)  # the iteration each line belongs to
+        target = ~log.stamped & (ctx >= 0)
+        if not target.any():
+            continue
+        if len(uniq) >= 2:
+            est = np.interp(ctx, uniq, med)
+            est = np.where(ctx > uniq[-1], med[-1] + (ctx - uniq[-1]) * rate, est)
+            est = np.where(ctx < uniq[0], med[0] - (uniq[0] - ctx) * rate, est)
+        else:
+            # One anchor or none: still one map for the whole job. A per-node base (each
+            # file's first stamp) would give every node its own clock and invent skews.
+            est = base_ts + (ctx - base_it) * rate
+        new_ts = np.where(target, est, log.ts)
+        # Unstamped lines before training inherited a stamp from later in the file (a lone
+        # stamp at the end would otherwise date the whole run, through the running max).
+        pre = ~log.stamped & (ctx < 0)
+        first_est = float(est[int(np.flatnonzero(ctx >= 0)[0])])
+        new_ts[pre] = np.fmin(new_ts[pre], first_est)
+        valid = ~np.isnan(new_ts)
+        new_ts[valid] = np.maximum.accumulate(new_ts[valid])  # time never runs backwards in a file
+        changed[name] = new_ts
+    return changed
+
+
+def with_times(mined: MinedJob, times: dict[str, np.ndarray]) -> MinedJob:
+    """A job like ``mined`` whose nodes in ``times`` carry those times (``mined`` itself
+    when there is nothing to change). Arrays other than ``ts`` are shared, not copied."""
+    if not times:
+        return mined
+    nodes = {name: dataclasses.replace(log, ts=times[name]) if name in times else log for name, log in mined.nodes.items()}
+    return dataclasses.replace(mined, nodes=nodes)
+
+
+def estimate_skew(mined: MinedJob, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS) -> dict[str, float]:
+    """Per-node clock offset (seconds) against the job's median clock.
+
+    Synchronous jobs print some messages on every node at the same moment: the same
+    iteration, the k-th checkpoint save, distributed init. Pairing the k-th occurrence of
+    such a message across nodes (only where the nodes print it equally often) gives each
+    node's offset as the median of its differences."""
+    n_nodes = len(mined.nodes)
+    samples: dict[str, list[float]] = defaultdict(list)
+    if n_nodes < 2:
+        return {}
+    by_iter: dict[int, dict[str, float]] = defaultdict(dict)
+    if progress_tids:
+        for name, log in mined.nodes.items():
+            prog = node_progress(log, progress_tids, 0.0)
+            for it, ts in zip(prog.iteration.tolist(), prog.ts.tolist(), strict=True):
+                if not math.isnan(ts) and name not in by_iter[it]:
+                    by_iter[it][name] = ts
+    groups = [times for times in by_iter.values() if len(times) >= max(2, n_nodes // 2)][-weights.skew_max_iterations :]
+    if len(groups) < weights.skew_min_groups:
+        groups = synchronous_groups(mined, weights)
+    for times in groups:
+        mid = float(np.median(list(times.values())))
+        for name, ts in times.items():
+            samples[name].append(ts - mid)
+    return {name: float(np.median(vals)) for name, vals in samples.items() if vals}
+
+
+def synchronous_groups(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> list[dict[str, float]]:
+    """k-th occurrences of messages that most nodes print equally often (and not too often)."""
+    w = weights
+    n_nodes = len(mined.nodes)
+    positions: dict[int, dict[str, np.ndarray]] = defaultdict(dict)
+    for name, log in mined.nodes.items():
+        tids, counts = np.unique(log.template, return_counts=True)
+        for tid in tids[counts <= w.sync_max_per_node].tolist():
+            positions[tid][name] = np.flatnonzero(log.template == tid)
+    groups: list[dict[str, float]] = []
+    for per_node in positions.values():
+        if len(per_node) < max(2, int(w.sync_node_share * n_nodes)):
+            continue
+        sizes = Counter(len(p) for p in per_node.values())
+        size, agreeing = sizes.most_common(1)[0]
+        if agreeing < max(2, int(w.sync_node_share * n_nodes)):
+            continue
+        for k in range(size):
+            times = {}
+            for name, pos in per_node.items():
+                if len(pos) == size:
+                    ts = float(mined.nodes[name].ts[pos[k]])
+                    if not math.isnan(ts):
+                        times[name] = ts
+            if len(times) >= 2:
+                groups.append(times)
+    return groups[-w.sync_max_groups :]

@@ -1,0 +1,137 @@
+"""Scoring one kept event: how strongly it indicates the failure, and why.
+
+An event that survived the cross-job filter starts at its novelty (``Verdict.weight``)
+and is multiplied by: being inside the failure episode, its log level, words of failure,
+its lexical role (a wait, a teardown, context), a confirmed library pattern, and whether
+it is only a workflow step. Each factor that applies leaves a reason. The factors are
+``Weights`` fields; the order of the multiplications is kept so scores are reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..library import FaultLibrary, LibraryMatch
+from ..mining import MinedJob
+from . import lexicon
+from .crossjob import NormalProfile, Verdict, judge
+from .stages import WORKFLOW_STAGES, stage_of_template
+from .table import EventStats, EventTable
+from .weights import DEFAULT_WEIGHTS, Weights
+
+WARNING_LEVEL = 3  # mining.LEVEL_CODES["WARNING"]
+INFO_LEVEL = 2  # mining.LEVEL_CODES["INFO"]
+
+
+@dataclass
+class EventCandidate:
+    tid: int
+    template: str
+    score: float
+    reasons: list[str]
+    nodes: list[str]
+    first_ts: float
+    role: str  # root | companion | candidate | wait | teardown | context
+    role_kind: str = ""  # the lexical role before selection (candidate | wait | teardown | context)
+
+
+def spread(stats: EventStats, n_nodes: int) -> float:
+    """Share of the job's nodes that printed the event."""
+    return len(stats.per_node) / max(n_nodes, 1)
+
+
+def first_sample(mined: MinedJob, stats: EventStats) -> str:
+    """A raw line of the event, from the node that printed it first."""
+    node = stats.first_node()
+    samples = mined.nodes[node].samples.get(stats.tid) or [""]
+    return samples[0]
+
+
+def kept_events(
+    table: EventTable, profile: NormalProfile | None, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS
+) -> list[tuple[EventStats, Verdict]]:
+    """The events the normal jobs do not explain, with their verdicts (progress lines excluded)."""
+    kept: list[tuple[EventStats, Verdict]] = []
+    for tid, stats in table.events.items():
+        if tid in progress_tids:
+            continue
+        verdict = judge(profile, tid, max(s.count for s in stats.per_node.values()), weights)
+        if verdict.keep:
+            kept.append((stats, verdict))
+    return kept
+
+
+def score_event(
+    stats: EventStats,
+    verdict: Verdict,
+    sample: str,
+    *,
+    n_nodes: int,
+    window_start: float,
+    history: bool,
+    library: FaultLibrary | None = None,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> tuple[EventCandidate, LibraryMatch | None]:
+    """The event as a candidate (novelty x episode x level x error words x role x library x
+    workflow), and the library match that boosted it, if any.
+
+    ``history``: normal jobs exist, so novelty means something and levels count less;
+    ``window_start``: events before it are outside the failure episode."""
+    w = weights
+    template = stats.template
+    first = stats.first_ts
+    share = spread(stats, n_nodes)
+    reasons = [verdict.reason]
+    role = lexicon.role_of(template, sample)
+    in_episode = math.isnan(first) or first >= window_start
+    score = verdict.weight
+    if not in_episode:
+        score *= w.before_episode_factor
+        reasons.append("before the failure episode")
+    if share <= w.local_spread:
+        reasons.append("only on " + ", ".join(stats.nodes[:3]) + (" ..." if len(stats.nodes) > 3 else ""))
+    elif share >= w.global_spread:
+        reasons.append(f"on {len(stats.per_node)}/{n_nodes} nodes")
+    score *= (w.level_factor if history else w.level_factor_no_history).get(stats.max_level, 1.0)
+    error_words = lexicon.has_error_words(template)
+    if error_words:
+        score *= w.error_words_factor
+    elif stats.max_level < WARNING_LEVEL or not history:
+        score *= w.no_error_words_factor
+    score *= w.role_factor[role]
+    known: LibraryMatch | None = None
+    if library is not None and role == "candidate":
+        best = max(library.match([sample]), key=lambda m: m.confidence, default=None)
+        if best is not None and best.confidence >= w.library_min_confidence:
+            known = best
+            score *= w.library_boost
+            reasons.append(f"matches known fault pattern {best.id}")
+    if stage_of_template(template) in WORKFLOW_STAGES and stats.max_level <= INFO_LEVEL and not error_words:
+        score *= w.workflow_factor  # a new workflow step ("saving checkpoint ...") is not a fault by itself
+        reasons.append("a workflow step, not an error")
+    return EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role, role), known
+
+
+def score_events(
+    mined: MinedJob,
+    kept: list[tuple[EventStats, Verdict]],
+    *,
+    n_nodes: int,
+    window_start: float,
+    history: bool,
+    library: FaultLibrary | None = None,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> tuple[list[EventCandidate], dict[int, LibraryMatch]]:
+    """Every kept event scored, in table order, and the library matches by event id."""
+    scored: list[EventCandidate] = []
+    known: dict[int, LibraryMatch] = {}
+    for stats, verdict in kept:
+        candidate, match = score_event(
+            stats, verdict, first_sample(mined, stats),
+            n_nodes=n_nodes, window_start=window_start, history=history, library=library, weights=weights,
+        )
+        if match is not None:
+            known[stats.tid] = match
+        scored.append(candidate)
+    return scored, known

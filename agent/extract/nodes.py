@@ -1,0 +1,112 @@
+"""Ranking the faulty nodes.
+
+A node is suspect for owning the root event (or being named in it by its printers), for
+being named by peers in failure messages (the blame graph), for falling silent or
+stalling before the others, for erring first, and, as a tie-breaker, for the Isolation
+Forest's degree. Each bonus is a ``Weights`` field and leaves a reason. A job-wide fault
+that nobody blames has no faulty node: the list is then empty rather than padded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from . import spatial
+from .events import EventCandidate
+from .progress import Timeline
+from .table import EventStats, EventTable
+from .weights import DEFAULT_WEIGHTS, Weights
+
+MAX_NODES = 8
+
+
+@dataclass
+class NodeCandidate:
+    node: str
+    score: float
+    reasons: list[str]
+
+
+def named_in_root(blame: spatial.Blame, root: EventStats | None, weights: Weights = DEFAULT_WEIGHTS) -> list[str]:
+    """Peers named in the root message by several of its printers (heartbeat lost from X)."""
+    if root is None:
+        return []
+    return sorted(
+        n
+        for n, tids in blame.events.items()
+        if root.tid in tids and len(blame.edges.get(n, ())) >= weights.named_min_peers
+    )
+
+
+def blame_tids(scored: list[EventCandidate], weights: Weights = DEFAULT_WEIGHTS) -> list[int]:
+    """Events whose named peers count as blamed: failure-time messages only (init lines
+    name the master's address everywhere)."""
+    return [e.tid for e in scored if e.role in ("wait", "root", "companion") and e.score >= weights.blame_min_score]
+
+
+def rank_nodes(
+    table: EventTable,
+    timeline: Timeline,
+    root: EventStats | None,
+    scope: str,
+    blame: spatial.Blame,
+    named: list[str],
+    forest: spatial.ForestResult,
+    scored: list[EventCandidate],
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> list[NodeCandidate]:
+    """The suspects, most likely first, each with its reasons (at most ``MAX_NODES``)."""
+    w = weights
+    names = table.node_names
+    score = {n: 0.0 for n in names}
+    reasons: dict[str, list[str]] = {n: [] for n in names}
+    if root is not None and named:
+        # The root message itself points at a peer (heartbeat lost from rank 57 at 10.0.0.5):
+        # that peer is the suspect, not the nodes reporting it.
+        for node in named:
+            score[node] += w.named_bonus
+            reasons[node].append(f"named in the root event by {len(blame.edges.get(node, ()))} peer(s)")
+        for node in root.per_node:
+            if node not in named:
+                score[node] += w.reporter_bonus
+                reasons[node].append("reports the root event about a peer")
+    elif root is not None and scope == "node_local":
+        order = sorted(root.per_node, key=lambda n: (math.isnan(root.per_node[n].first_ts), root.per_node[n].first_ts))
+        for i, node in enumerate(order):
+            score[node] += w.root_printer_bonus * (1.0 if i == 0 else w.later_printer_factor)
+            reasons[node].append("prints the root event" + (" first" if i == 0 and len(order) > 1 else ""))
+    for node, value in blame.score.items():
+        if value > 0:
+            score[node] += w.blame_bonus * min(1.0, value * w.blame_gain)
+            reasons[node].append(f"named by {len(blame.edges.get(node, ()))} peer(s) in failure messages")
+    for node in timeline.silent_nodes:
+        score[node] += w.silent_bonus
+        reasons[node].append("stopped logging before the others")
+    for node in timeline.stalled_nodes:
+        if node not in timeline.silent_nodes:
+            score[node] += w.stalled_bonus
+            reasons[node].append("stopped making progress before the others")
+    # First deviation: who printed a strong event first.
+    firsts: dict[str, float] = {}
+    for e in scored:
+        if e.score < w.deviation_min_score or e.role == "context":
+            continue
+        for node, stats in table.events[e.tid].per_node.items():
+            if not math.isnan(stats.first_ts):
+                firsts[node] = min(firsts.get(node, math.inf), stats.first_ts)
+    if firsts:
+        earliest = min(firsts.values())
+        for node, t in firsts.items():
+            if t - earliest <= w.same_moment_seconds:
+                score[node] += w.deviation_bonus
+                reasons[node].append("deviated first")
+    for node, value in forest.score.items():
+        score[node] += w.forest_bonus * value
+        if value >= w.forest_reason:
+            reasons[node].append("event counts unlike its peers (isolation forest)")
+    if scope == "global" and not timeline.silent_nodes and not timeline.stalled_nodes and not any(blame.score.values()):
+        return []  # a job-wide fault has no faulty node; a list here would only be padding
+    ranked = sorted(names, key=lambda n: (-score[n], n))
+    out = [NodeCandidate(n, round(score[n], 4), reasons[n]) for n in ranked if score[n] >= w.node_min_score and reasons[n]]
+    return out[:MAX_NODES]

@@ -1,0 +1,233 @@
+"""Training progress and what it says about the failure: a shared timeline.
+
+Training is synchronous, so every node logs the same iteration at (nearly) the same real
+time. The iteration lines give a progress timeline: when progress stopped (the failure
+onset), whether the job hung (progress stops, logs go quiet), slowed down (iteration time
+jumps), which nodes stopped progressing (stalled) or logging (silent) before the others.
+Everything here reads records and returns new values; nothing changes the mined job.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..mining import MinedJob
+from ..records import NodeLog
+from .table import EventTable
+from .weights import DEFAULT_WEIGHTS, Weights
+
+_PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|step.?time|iter(?:ation)?.?time|ms/it|it/s|tflops)")
+
+
+@dataclass
+class Progress:
+    """Iteration lines of one node: position, iteration number, corrected time."""
+
+    pos: np.ndarray
+    iteration: np.ndarray
+    ts: np.ndarray
+
+
+def progress_templates(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> set[int]:
+    """Templates that log training progress: an iteration number that grows, at least
+    three times on a node (often only rank 0 or the last rank prints them), preferably
+    next to loss/lr/time figures."""
+    w = weights
+    counts: dict[int, int] = defaultdict(int)
+    nodes_with: dict[int, int] = defaultdict(int)
+    increasing: dict[int, int] = defaultdict(int)
+    for log in mined.nodes.values():
+        mask = log.iteration >= 0
+        if not mask.any():
+            continue
+        tids = log.template[mask]
+        iters = log.iteration[mask]
+        for tid in np.unique(tids).tolist():
+            sel = iters[tids == tid]
+            counts[tid] += len(sel)
+            nodes_with[tid] += 1
+            if (
+                len(sel) >= w.progress_min_lines
+                and np.mean(np.diff(sel) >= 0) >= w.progress_monotone_share
+                and sel[-1] > sel[0]
+            ):
+                increasing[tid] += 1
+    chosen = {
+        tid
+        for tid in counts
+        if increasing[tid] >= max(1, nodes_with[tid] // 2) and counts[tid] >= w.progress_min_lines * nodes_with[tid]
+    }
+    hinted = {tid for tid in chosen if _PROGRESS_HINT.search(mined.miner.template(tid))}
+    return hinted or chosen
+
+
+def node_progress(log: NodeLog, progress_tids: set[int], offset: float) -> Progress:
+    """One node's progress lines, each iteration once, times shifted by ``offset``."""
+    if not progress_tids:
+        empty = np.array([], dtype=np.int64)
+        return Progress(empty, empty, np.array([], dtype=float))
+    mask = np.isin(log.template, list(progress_tids)) & (log.iteration >= 0)
+    pos = np.flatnonzero(mask)
+    # A file holding several ranks prints each iteration once per rank: keep the first.
+    _, first = np.unique(log.iteration[pos], return_index=True)
+    pos = pos[np.sort(first)]
+    return Progress(pos=pos, iteration=log.iteration[pos].astype(np.int64), ts=log.ts[pos] - offset)
+
+
+@dataclass
+class Timeline:
+    """What the job's progress says about the failure."""
+
+    has_training: bool
+    last_progress_ts: float  # corrected; NaN without training
+    last_iteration: int  # highest iteration logged by any node; -1 without training
+    iteration_interval: int  # iterations between consecutive progress lines (median)
+    step_seconds: float  # median seconds per logged progress line
+    end_ts: float  # last line of the job (corrected)
+    onset_ts: float  # best estimate of when things went wrong
+    hang: bool = False
+    hang_seconds: float = 0.0
+    slowdown: bool = False
+    slowdown_ratio: float = 1.0
+    slowdown_iteration: int = -1
+    stalled_nodes: list[str] = field(default_factory=list)  # stopped progressing before the others
+    silent_nodes: list[str] = field(default_factory=list)  # stopped logging well before the others
+    per_node: dict[str, Progress] = field(default_factory=dict)
+
+
+def _median_step(per_node: dict[str, Progress]) -> tuple[int, float]:
+    iter_steps: list[float] = []
+    time_steps: list[float] = []
+    for prog in per_node.values():
+        if len(prog.iteration) >= 2:
+            iter_steps.extend(np.diff(prog.iteration).tolist())
+            dt = np.diff(prog.ts)
+            time_steps.extend(dt[~np.isnan(dt)].tolist())
+    interval = int(np.median([s for s in iter_steps if s > 0])) if any(s > 0 for s in iter_steps) else 1
+    step = float(np.median([t for t in time_steps if t >= 0])) if time_steps else math.nan
+    return max(interval, 1), step
+
+
+def build_timeline(
+    mined: MinedJob, table: EventTable, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS
+) -> Timeline:
+    """The job's progress timeline: last progress, step time, hang, slowdown, stalled and silent nodes."""
+    w = weights
+    per_node = {
+        name: node_progress(log, progress_tids, table.skew.get(name, 0.0)) for name, log in mined.nodes.items()
+    }
+    end_ts = max((t for t in table.node_last_ts.values() if not math.isnan(t)), default=math.nan)
+    trained = {n: p for n, p in per_node.items() if len(p.pos)}
+    if not trained:
+        return Timeline(False, math.nan, -1, 1, math.nan, end_ts, end_ts, per_node=per_node)
+    interval, step = _median_step(trained)
+    last_iter = max(int(p.iteration.max()) for p in trained.values())
+    last_ts_by_node = {n: float(np.nanmax(p.ts)) if np.isfinite(p.ts).any() else math.nan for n, p in trained.items()}
+    last_progress = max((t for t in last_ts_by_node.values() if not math.isnan(t)), default=math.nan)
+    timeline = Timeline(True, last_progress, last_iter, interval, step, end_ts, last_progress, per_node=per_node)
+
+    # Nodes whose progress stopped before the rest of the job's did.
+    max_by_node = {n: int(p.iteration.max()) for n, p in trained.items()}
+    if len(trained) >= w.typical_min_nodes:
+        typical = float(np.median(list(max_by_node.values())))
+        timeline.stalled_nodes = sorted(n for n, m in max_by_node.items() if m < typical - interval)
+    # Nodes that stopped logging long before the others (dead host, killed process).
+    quiet = max(w.silent_min_seconds, w.silent_steps * step) if not math.isnan(step) else w.silent_min_seconds
+    lasts = {n: t for n, t in table.node_last_ts.items() if not math.isnan(t)}
+    if len(lasts) >= w.typical_min_nodes:
+        typical_last = float(np.median(list(lasts.values())))
+        timeline.silent_nodes = sorted(n for n, t in lasts.items() if t < typical_last - quiet)
+
+    # Hang: progress stopped and the job went on (quietly) far longer than an iteration takes.
+    if not math.isnan(step) and not math.isnan(end_ts) and not math.isnan(last_progress):
+        gap = end_ts - last_progress
+        timeline.hang_seconds = gap
+        timeline.hang = gap > max(w.hang_min_seconds, w.hang_steps * step)
+    slowdown = detect_slowdown(trained, w)
+    if slowdown is not None:
+        timeline.slowdown = True
+        timeline.slowdown_ratio, timeline.slowdown_iteration = slowdown
+    return timeline
+
+
+def heartbeat_templates(table: EventTable, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS) -> set[int]:
+    """Messages printed all along the run (health monitors, progress): they keep going
+    through a hang, so silence is judged without them."""
+    w = weights
+    start = min((t for t in table.node_first_ts.values() if not math.isnan(t)), default=math.nan)
+    end = max((t for t in table.node_last_ts.values() if not math.isnan(t)), default=math.nan)
+    if math.isnan(start) or end <= start:
+        return set(progress_tids)
+    span = end - start
+    beats = set(progress_tids)
+    for tid, stats in table.events.items():
+        per_node = [s for s in stats.per_node.values() if s.count >= w.heartbeat_min_count and not math.isnan(s.first_ts)]
+        lasting = sum(1 for s in per_node if s.last_ts - s.first_ts >= w.heartbeat_span_share * span)
+        if per_node and lasting >= max(1, len(per_node) // 2):
+            beats.add(tid)
+    return beats
+
+
+def quiet_gap(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> tuple[float, float]:
+    """The longest silence (no message but heartbeats, on any node) before the job's last
+    burst: (start, seconds). A hang shows as such a gap followed by timeouts and teardown."""
+    times: list[np.ndarray] = []
+    beat_list = list(heartbeats)
+    for name, log in mined.nodes.items():
+        keep = ~np.isin(log.template, beat_list) & ~np.isnan(log.ts)
+        if keep.any():
+            times.append(log.ts[keep] - table.skew.get(name, 0.0))
+    if not times:
+        return math.nan, 0.0
+    ts = np.unique(np.concatenate(times))
+    if len(ts) < 3:
+        return math.nan, 0.0
+    gaps = np.diff(ts)
+    i = int(np.argmax(gaps))
+    return float(ts[i]), float(gaps[i])
+
+
+def detect_slowdown(trained: dict[str, Progress], weights: Weights = DEFAULT_WEIGHTS) -> tuple[float, int] | None:
+    """Seconds per iteration, median over nodes per logged iteration; a lasting jump
+    (``slowdown_ratio``) gives (ratio, first slow iteration), else None."""
+    w = weights
+    per_iter: dict[int, list[float]] = defaultdict(list)
+    for prog in trained.values():
+        if len(prog.iteration) < 3:
+            continue
+        d_iter = np.diff(prog.iteration)
+        d_ts = np.diff(prog.ts)
+        ok = (d_iter > 0) & ~np.isnan(d_ts)
+        for it, rate in zip(prog.iteration[1:][ok].tolist(), (d_ts[ok] / d_iter[ok]).tolist(), strict=True):
+            per_iter[it].append(rate)
+    if len(per_iter) < w.slowdown_min_iterations:
+        return None
+    iters = sorted(per_iter)
+    rates = np.array([float(np.median(per_iter[i])) for i in iters])
+    baseline = float(np.median(rates[: max(w.slowdown_baseline_iterations, len(rates) // w.slowdown_baseline_divisor)]))
+    if baseline <= 0:
+        return None
+    slow = rates >= w.slowdown_ratio * baseline
+    # The onset is the first iteration from which most later iterations stay slow.
+    for k in range(len(rates) - (w.slowdown_tail_min - 1)):
+        tail = slow[k:]
+        if slow[k] and tail.mean() >= w.slowdown_tail_share and len(tail) >= w.slowdown_tail_min:
+            return float(np.median(rates[k:]) / baseline), iters[k]
+    return None
+
+
+def symptom_of(timeline: Timeline, fatal_root: bool) -> str:
+    """launching_failure | abnormal_behavior | training_crash.
+
+    A silence after a fatal error is a crash whose peers waited for the watchdog; a
+    silence after a warning (or nothing) is a hang."""
+    if not timeline.has_training:
+        return "launching_failure"
+    if timeline.slowdown or (timeline.hang and not fatal_root):
+        return "abnormal_behavior"
+    return "training_crash"

@@ -1,0 +1,264 @@
+"""The failure episode, its root event and the root's companions.
+
+The paper reports every event that survives its filters; on real failures most of those
+are the crash cascade (every rank's timeout and teardown is "new"). We separate the root
+from its cascade by the order of things: the failure episode starts when progress stops
+(or slows, or, before training, with a long silence or the last burst of novel events);
+inside it, the earliest strong novel event that is not a consequence (a wait, a timeout,
+a teardown, a stack frame) is the root, and the messages of the same origin next to it
+are its companions.
+
+Pure: ``episode`` returns a new Timeline and ``select`` new candidates for the root and
+companions; the inputs are never changed. Where a root is chosen: ``select``; how strong
+an event must be to qualify: ``Weights.root_min_score`` and ``Weights.root_share``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..mining import MinedJob
+from . import lexicon
+from .crossjob import Verdict
+from .events import EventCandidate, first_sample, spread
+from .progress import Timeline, heartbeat_templates, quiet_gap
+from .table import EventStats, EventTable
+from .weights import DEFAULT_WEIGHTS, Weights
+
+MAX_EVENTS = 5  # root plus companions reported
+MAX_CASCADES = 5  # waits and teardown kept for context
+ERROR_LEVEL = 4  # mining.LEVEL_CODES["ERROR"]
+NO_LEVEL = 0  # mining.LEVEL_CODES[None]
+
+
+def episode(
+    mined: MinedJob,
+    table: EventTable,
+    timeline: Timeline,
+    progress_tids: set[int],
+    kept: list[tuple[EventStats, Verdict]],
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> Timeline:
+    """The timeline with ``onset_ts`` set to when the failure began: the progress stop or
+    slowdown; before training, the start of a long silence (then also ``hang``), else the
+    last burst of novel events."""
+    w = weights
+    if timeline.has_training:
+        if timeline.slowdown and timeline.slowdown_iteration >= 0:
+            for prog in timeline.per_node.values():
+                hit = np.flatnonzero(prog.iteration >= timeline.slowdown_iteration)
+                if len(hit) and not math.isnan(prog.ts[hit[0]]):
+                    return dataclasses.replace(timeline, onset_ts=float(prog.ts[hit[0]]))
+        return dataclasses.replace(timeline, onset_ts=timeline.last_progress_ts)
+    gap_start, gap = quiet_gap(mined, table, heartbeat_templates(table, progress_tids, w))
+    if gap >= w.episode_hang_seconds:
+        return dataclasses.replace(timeline, onset_ts=gap_start, hang=True, hang_seconds=gap)
+    times = sorted(
+        (s.first_ts for s, v in kept if v.weight >= w.episode_novel_weight and not math.isnan(s.first_ts)), reverse=True
+    )
+    if not times:
+        return dataclasses.replace(timeline, onset_ts=timeline.end_ts)
+    start = times[0]
+    for t in times[1:]:
+        if start - t > w.episode_hang_seconds:
+            break
+        start = t
+    return dataclasses.replace(timeline, onset_ts=start)
+
+
+def window_start(timeline: Timeline, weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """Events before this are outside the episode: a root may precede the onset by a few steps."""
+    step = timeline.step_seconds if not math.isnan(timeline.step_seconds) else weights.default_step_seconds
+    lead = max(weights.lead_min_seconds, weights.lead_steps * step)
+    return timeline.onset_ts - lead if not math.isnan(timeline.onset_ts) else -math.inf
+
+
+def time_key(e: EventCandidate, table: EventTable) -> tuple[float, int]:
+    """Order of appearance: corrected time, then (same second) the line printed first on that node."""
+    stats = table.events[e.tid]
+    first = stats.first_node()
+    return (e.first_ts if not math.isnan(e.first_ts) else math.inf, stats.per_node[first].first_pos)
+
+
+def earliest_on_node(
+    root: EventCandidate, eligible: list[EventCandidate], table: EventTable, weights: Weights = DEFAULT_WEIGHTS
+) -> EventCandidate:
+    """Among eligible events printed in the same second on the root's node, the one whose
+    line comes first: timestamps tie, line order does not."""
+    node = table.events[root.tid].first_node()
+    pos = table.events[root.tid].per_node[node].first_pos
+    best = root
+    for e in eligible:
+        stats = table.events[e.tid].per_node.get(node)
+        if stats is None or math.isnan(e.first_ts) or math.isnan(root.first_ts):
+            continue
+        if abs(stats.first_ts - root.first_ts) <= weights.same_moment_seconds and stats.first_pos < pos:
+            best, pos = e, stats.first_pos
+    return best
+
+
+def underlying_error(
+    root: EventCandidate,
+    eligible: list[EventCandidate],
+    mined: MinedJob,
+    table: EventTable,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> EventCandidate:
+    """A Python exception is usually the surfacing of the runtime error printed just before
+    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that."""
+    if not lexicon.is_exception_line(first_sample(mined, table.events[root.tid])):
+        return root
+    node = table.events[root.tid].first_node()
+    mine = table.events[root.tid].per_node[node]
+    best: EventCandidate | None = None
+    for e in eligible:
+        stats = table.events[e.tid].per_node.get(node)
+        if e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid])):
+            continue
+        before = 0 <= mine.first_ts - stats.first_ts <= weights.surfacing_seconds and stats.first_pos < mine.first_pos
+        if before and (best is None or stats.first_pos < table.events[best.tid].per_node[node].first_pos):
+            best = e
+    return best or root
+
+
+@dataclass
+class Selection:
+    """The outcome of root selection, as new candidates (the inputs are left as they were)."""
+
+    events: list[EventCandidate]  # the root first, then its companions
+    scored: list[EventCandidate]  # every scored event, the root and companions replaced by their new roles
+    cascades: list[EventCandidate]  # waits and teardown of the episode, in order of appearance
+
+
+def _root_of(
+    roots_pool: list[EventCandidate],
+    cascades: list[EventCandidate],
+    mined: MinedJob,
+    table: EventTable,
+    n_nodes: int,
+    w: Weights,
+) -> tuple[EventCandidate, list[str]]:
+    """The root among the pool (sorted by time) and the reasons to put first."""
+
+    def key(e: EventCandidate) -> float:
+        return time_key(e, table)[0]
+
+    strongest = max(e.score for e in roots_pool)
+    threshold = w.root_min_score if strongest >= w.root_min_score else w.root_share * strongest
+    eligible = [e for e in roots_pool if e.score >= threshold]
+    first_wait = next((e for e in eligible if e.role == "wait"), None)
+    first_cand = next((e for e in eligible if e.role != "wait"), None)
+    # A peer's timeout often reaches the log a moment before the faulty node's own
+    # error (or the clocks disagree by that much): prefer the error when it is close.
+    root = first_cand if first_cand is not None else eligible[0]
+    if first_wait is not None and first_cand is not None and key(first_wait) < key(first_cand) - w.wait_lead_seconds:
+        root = first_wait
+    root = earliest_on_node(root, eligible, table, w)
+    root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
+    # A signal or eviction on one node well before anything else failed is the cause
+    # (the scheduler killed it), not teardown after the fact.
+    for e in cascades:
+        if (
+            e.role == "teardown"
+            and lexicon.is_external_stop(e.template)
+            and len(e.nodes) <= max(1, n_nodes // w.external_stop_node_divisor)
+            and e.score >= w.external_stop_min_score
+            and key(e) < key(root) - w.teardown_lead_seconds
+        ):
+            return e, ["earliest novel event of the failure episode", "a node was stopped before anything else failed"]
+    return root, ["earliest novel event of the failure episode"]
+
+
+def _companions(
+    root: EventCandidate, roots_pool: list[EventCandidate], mined: MinedJob, table: EventTable, n_nodes: int, w: Weights
+) -> list[tuple[EventCandidate, str]]:
+    """Events of the same origin as the root, each with the reason it is one."""
+    out: list[tuple[EventCandidate, str]] = []
+    root_is_exception = lexicon.is_exception_line(first_sample(mined, table.events[root.tid]))
+    root_level = table.events[root.tid].max_level
+    root_is_error = root_level >= ERROR_LEVEL or (root_level == NO_LEVEL and lexicon.has_error_words(root.template))
+    local_root = len(root.nodes) <= max(1, n_nodes // w.local_node_divisor)
+    for e in roots_pool:
+        if e is root or 1 + len(out) >= MAX_EVENTS:
+            continue
+        if lexicon.informative_words(e.template) < w.companion_min_words:
+            continue
+        # A Python exception after an error already reported is that error surfacing in
+        # Python; after a warning it is the failure the warning announced.
+        if root_is_error and not root_is_exception and lexicon.is_exception_line(first_sample(mined, table.events[e.tid])):
+            continue
+        # Messages of one fault are printed together: next to the root in its node's log.
+        gap = abs(e.first_ts - root.first_ts) if not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
+        close = gap <= w.companion_seconds
+        # A burst on the root's own node(s) in the same moment is one fault speaking.
+        if (
+            local_root
+            and gap <= w.burst_seconds
+            and e.role == "candidate"
+            and set(e.nodes) <= set(root.nodes)
+            and e.score >= w.burst_min_score
+        ):
+            out.append((e, "printed with the root on the same node(s)"))
+            continue
+        same_nodes = set(e.nodes) <= set(root.nodes) and local_root
+        kind_ok = e.role == "candidate" or (e.role == "wait" and same_nodes)
+        if close and kind_ok and e.score >= max(w.root_min_score, w.companion_share * root.score):
+            out.append((e, "follows the root on the same node(s)"))
+    return out
+
+
+def select(
+    scored: list[EventCandidate],
+    mined: MinedJob,
+    table: EventTable,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> Selection:
+    """The root (the earliest strong non-consequence of the episode) and its companions."""
+    w = weights
+    n_nodes = len(table.node_names)
+
+    def key(e: EventCandidate) -> tuple[float, int]:
+        return time_key(e, table)
+
+    in_window = [
+        e
+        for e in scored
+        if (
+            e.score >= w.window_min_score
+            or (e.role == "teardown" and e.score >= w.external_stop_min_score and lexicon.is_external_stop(e.template))
+        )
+        and lexicon.informative_words(e.template) >= w.root_min_words
+    ]
+    roots_pool = sorted((e for e in in_window if e.role in ("candidate", "wait")), key=key)
+    cascades = sorted((e for e in in_window if e.role in ("wait", "teardown")), key=key)
+    if not roots_pool:
+        # Only teardown is left (a silent node, a dead host): it is the evidence.
+        roots_pool = [e for e in cascades if e.role == "teardown"]
+    if not roots_pool:
+        return Selection([], list(scored), cascades)
+    root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w)
+    chosen = {root.tid: dataclasses.replace(root, role="root", reasons=[*root_reasons, *root.reasons])}
+    for e, reason in _companions(root, roots_pool, mined, table, n_nodes, w):
+        chosen[e.tid] = dataclasses.replace(e, role="companion", reasons=[reason, *e.reasons])
+    events = [chosen[root.tid], *(c for tid, c in chosen.items() if tid != root.tid)]
+    return Selection(
+        events=events,
+        scored=[chosen.get(e.tid, e) for e in scored],
+        cascades=[chosen.get(e.tid, e) for e in cascades],
+    )
+
+
+def scope_of(root: EventStats | None, n_nodes: int, weights: Weights = DEFAULT_WEIGHTS) -> str:
+    """node_local | global | unknown: how far the root event spread."""
+    if root is None:
+        return "unknown"
+    return "global" if spread(root, n_nodes) >= weights.global_spread and n_nodes >= 2 else "node_local"
+
+
+def is_fatal(mined: MinedJob, root: EventStats | None) -> bool:
+    """The root is an error or a Python exception (a crash, not a hang)."""
+    return root is not None and (root.max_level >= ERROR_LEVEL or lexicon.is_exception_line(first_sample(mined, root)))

@@ -1,0 +1,180 @@
+"""Stages: which part of the job (init, data or model loading, training, checkpoint) a
+moment belongs to.
+
+Stages come from rules over message templates that hold across Megatron, DeepSpeed,
+torch_npu/MindSpeed and generic logs (the markers below). A node's own markers are not
+enough: often only rank 0 announces "building datasets" or a checkpoint save, so the
+stage at a moment reads the whole job.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ..mining import MinedJob
+from ..records import NodeLog
+from .progress import Timeline
+from .table import EventStats, EventTable
+from .weights import DEFAULT_WEIGHTS, Weights
+
+_CKPT_SAVE_DONE = re.compile(
+    r"(?i)(successfully\s+saved|saved\s+(the\s+)?checkpoint|checkpoint\s+(is\s+)?saved|save[d]?\b.*\b(done|complete|finished))"
+)
+_CKPT_SAVE = re.compile(
+    r"(?i)(\bsav(e|ing)\b.{0,40}(checkpoint|ckpt|state)|(checkpoint|ckpt).{0,40}\bsav(e|ing)\b|save_checkpoint|"
+    r"\bwrit(e|ing)\b.{0,30}(checkpoint|ckpt|shard|model.?states|optim))"
+)
+_MODEL_LOADING = re.compile(
+    r"(?i)(load(ing|ed)?\b.{0,40}(checkpoint|ckpt|model|weights|state.?dict|shard)|build(ing)?\s+(the\s+)?(gpt\s+)?model"
+    r"|number of parameters|model (config|architecture|parallel)|parameters? on (\(tensor|rank)|initiali[sz]\w* (the )?model"
+    r"|load_checkpoint|from_pretrained)"
+)
+_DATA_LOADING = re.compile(
+    r"(?i)(dataset|dataloader|data loader|tokeni[sz]|\bsamples?\b.{0,20}(index|mapping|shuffle)|index (file|map)|"
+    r"data.?(path|prefix|split|cache)|building (train|valid|test)|\bshuffle)"
+)
+_INIT = re.compile(
+    r"(?i)(init_process_group|rendezvous|\bnccl\b|\bhccl\b|world.?size|master_addr|master_port|environment|"
+    r"\bversion\b|\bpip\b|install|launch|torchrun|elastic|process.?group|visible.?devices|device count|"
+    r"initiali[sz](e|ing|ed)\b|local.?rank|\bpid\b)"
+)
+
+WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_done")  # steps, not faults
+
+
+def stage_of_template(template: str) -> str | None:
+    """The stage a message marks, or None when it marks none."""
+    if _CKPT_SAVE_DONE.search(template):
+        return "checkpoint_done"
+    if _CKPT_SAVE.search(template):
+        return "checkpoint"
+    if _DATA_LOADING.search(template):  # before model: "loading tokenizer from /models/..." is data
+        return "data_loading"
+    if _MODEL_LOADING.search(template):
+        return "model_loading"
+    if _INIT.search(template):
+        return "init"
+    return None
+
+
+def stage_marks(mined: MinedJob, progress_tids: set[int]) -> dict[int, str]:
+    """Stage marked by each template that marks one."""
+    marks: dict[int, str] = {}
+    for tid, template in mined.miner.templates().items():
+        if tid in progress_tids:
+            marks[tid] = "training"
+            continue
+        stage = stage_of_template(template)
+        if stage:
+            marks[tid] = stage
+    return marks
+
+
+def stage_at(log: NodeLog, pos: int, marks: dict[int, str]) -> str:
+    """The stage a node was in at line position ``pos`` (markers up to and including it).
+
+    Before training the latest loading marker wins (frameworks load model and data in
+    either order), but init-like lines (NCCL/HCCL set-up happens lazily) never send the
+    stage back to init. Once training began only checkpoint saves change it."""
+    stage = "init"
+    trained = False
+    tids = log.template[: pos + 1]
+    for p in np.flatnonzero(np.isin(tids, list(marks))).tolist():
+        mark = marks[int(tids[p])]
+        if mark == "training":
+            stage, trained = "training", True
+        elif mark == "checkpoint":
+            stage = "checkpoint" if trained else stage
+        elif mark == "checkpoint_done":
+            stage = "training" if trained else stage
+        elif not trained and mark != "init":
+            stage = mark
+    return stage
+
+
+def job_stage_at(
+    mined: MinedJob,
+    timeline: Timeline,
+    table: EventTable,
+    marks: dict[int, str],
+    node: str,
+    pos: int,
+    ts: float,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> str:
+    """The stage at a moment, using the whole job: often only one rank logs progress or
+    announces a checkpoint save, so a node's own lines are not enough."""
+    tol = weights.same_moment_seconds
+    local = stage_at(mined.nodes[node], pos, marks)
+    if math.isnan(ts):
+        return local
+    progress_times = [p.ts[np.isfinite(p.ts)] for p in timeline.per_node.values()]
+    progress_times = [t for t in progress_times if len(t)]
+    if not progress_times or ts < min(float(t.min()) for t in progress_times) - tol:
+        return _loading_stage_at(mined, table, marks, ts, local, weights)
+    before = [float(t[t <= ts + tol].max()) for t in progress_times if (t <= ts + tol).any()]
+    last_progress = max(before) if before else -math.inf
+    # A save announced (by any node) after the last progress line and not finished yet.
+    save_tids = [t for t, m in marks.items() if m == "checkpoint"]
+    done_tids = [t for t, m in marks.items() if m == "checkpoint_done"]
+    saving_since, done_since = -math.inf, -math.inf
+    for name, log in mined.nodes.items():
+        offset = table.skew.get(name, 0.0)
+        for tids, attr in ((save_tids, "save"), (done_tids, "done")):
+            hits = np.flatnonzero(np.isin(log.template, tids))
+            times = log.ts[hits] - offset
+            times = times[(times >= last_progress - tol) & (times <= ts + tol)]
+            if len(times):
+                if attr == "save":
+                    saving_since = max(saving_since, float(times.max()))
+                else:
+                    done_since = max(done_since, float(times.max()))
+    if saving_since > -math.inf and saving_since >= done_since:
+        return "checkpoint"
+    return "training"
+
+
+def _loading_stage_at(
+    mined: MinedJob, table: EventTable, marks: dict[int, str], ts: float, local: str, weights: Weights
+) -> str:
+    """Before training: the latest loading marker any node printed up to ``ts`` (often only
+    rank 0 announces "building datasets"); init when there is none."""
+    loading = [t for t, m in marks.items() if m in ("model_loading", "data_loading")]
+    latest, stage = -math.inf, "init"
+    for name, log in mined.nodes.items():
+        hits = np.flatnonzero(np.isin(log.template, loading))
+        if not len(hits):
+            continue
+        times = log.ts[hits] - table.skew.get(name, 0.0)
+        ok = np.flatnonzero(times <= ts + weights.same_moment_seconds)
+        if len(ok) and float(times[ok[-1]]) > latest:
+            latest = float(times[ok[-1]])
+            stage = marks[int(log.template[hits[ok[-1]]])]
+    if stage == "init" and local in ("model_loading", "data_loading"):
+        return local
+    return stage
+
+
+def failure_stage(
+    mined: MinedJob,
+    timeline: Timeline,
+    table: EventTable,
+    marks: dict[int, str],
+    root: EventStats | None,
+    onset: float,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> tuple[str, str | None, float]:
+    """(stage, anchor node, anchor time) of the failure: where the root event was first
+    printed; without a root, the end of the longest node log (anchor time: the onset)."""
+    if root is not None:
+        node = root.first_node()
+        stats = root.per_node[node]
+        return job_stage_at(mined, timeline, table, marks, node, stats.first_pos, stats.first_ts, weights), node, stats.first_ts
+    if mined.nodes:
+        node = max(mined.nodes, key=lambda n: len(mined.nodes[n]))
+        log = mined.nodes[node]
+        return stage_at(log, len(log) - 1, marks), node, onset
+    return "unknown", None, onset

@@ -1,0 +1,108 @@
+"""One clock for the job (``agent.extract.clock``): imputed times come back as new arrays
+(the mined job is never changed) and each node's skew is its median offset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.extract import Weights, extract
+from agent.extract.clock import estimate_skew, impute_times, synchronous_groups, with_times
+from agent.extract.progress import progress_templates
+from agent.mining import MinedJob, mine_job
+
+
+def hms(seconds: float) -> str:
+    s = int(seconds)
+    return f"2024-10-02 10:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+def mine(tmp_path: Path, per_node: dict[str, list[str]]) -> MinedJob:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for node, lines in per_node.items():
+        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
+    return mine_job(logs, workers=1)
+
+
+UNSTAMPED = [f"INFO:train.py:214:main:step {s} | loss 2.0 | lr 3.0e-05" for s in range(1, 21)]
+
+
+def unstamped_job(tmp_path: Path) -> MinedJob:
+    """Python's default format: no stamps but a launcher's at the start and a kernel line on n1."""
+    return mine(tmp_path, {
+        "n0": [f"{hms(0)} launcher started", *UNSTAMPED],
+        "n1": [f"{hms(0)} launcher started", *UNSTAMPED[:10], f"{hms(50)} kernel: NVRM: Xid 79", *UNSTAMPED[10:]],
+    })
+
+
+def test_impute_times_returns_new_arrays_and_leaves_the_job_alone(tmp_path: Path) -> None:
+    mined = unstamped_job(tmp_path)
+    before = {n: log.ts.copy() for n, log in mined.nodes.items()}
+    times = impute_times(mined)
+    assert sorted(times) == ["n0", "n1"]
+    for name, log in mined.nodes.items():
+        assert np.array_equal(log.ts, before[name], equal_nan=True)  # untouched
+        assert times[name] is not log.ts
+    timed = with_times(mined, times)
+    assert timed is not mined and timed.nodes["n0"] is not mined.nodes["n0"]
+    assert timed.nodes["n0"].template is mined.nodes["n0"].template  # everything else is shared
+    steps = progress_templates(timed)
+    first = next(iter(steps))
+    step_ts = [timed.nodes[n].ts[timed.nodes[n].template == first] for n in ("n0", "n1")]
+    assert np.allclose(step_ts[0], step_ts[1])  # iteration k is one moment on every node
+    assert np.all(np.diff(step_ts[0]) > 0)
+
+
+def test_a_stamped_job_needs_no_imputation(tmp_path: Path) -> None:
+    mined = mine(tmp_path, {"n0": [f"{hms(s)} INFO step {s} loss 1.0" for s in range(1, 6)]})
+    assert impute_times(mined) == {}
+    assert with_times(mined, {}) is mined
+
+
+def test_the_stamped_share_is_a_weight(tmp_path: Path) -> None:
+    mined = unstamped_job(tmp_path)
+    assert impute_times(mined, Weights(stamped_share=0.0)) == {}
+
+
+def test_extract_does_not_change_the_callers_job(tmp_path: Path) -> None:
+    mined = unstamped_job(tmp_path)
+    before = {n: log.ts.copy() for n, log in mined.nodes.items()}
+    ex = extract(mined)
+    for name, log in mined.nodes.items():
+        assert np.array_equal(log.ts, before[name], equal_nan=True)
+    assert ex.mined is not None and ex.mined is not mined
+    assert not np.array_equal(ex.mined.nodes["n0"].ts, before["n0"], equal_nan=True)
+
+
+def lockstep(offsets: dict[str, float], steps: int = 10) -> dict[str, list[str]]:
+    return {
+        node: [f"{hms(10 * s + off)} INFO iteration {s} | loss 1.0 | lr 1e-4" for s in range(1, steps + 1)]
+        for node, off in offsets.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("offsets", "expected"),
+    [
+        ({"n0": 0, "n1": 0, "n2": 0, "n3": 0}, {"n0": 0.0, "n1": 0.0, "n2": 0.0, "n3": 0.0}),
+        ({"n0": 0, "n1": 5, "n2": 0, "n3": 0}, {"n0": 0.0, "n1": 5.0, "n2": 0.0, "n3": 0.0}),
+        ({"n0": 0, "n1": 4, "n2": 4, "n3": 4}, {"n0": -4.0, "n1": 0.0, "n2": 0.0, "n3": 0.0}),
+        ({"n0": 0}, {}),  # one node has no skew to speak of
+    ],
+)
+def test_estimate_skew(tmp_path: Path, offsets: dict[str, float], expected: dict[str, float]) -> None:
+    mined = mine(tmp_path, lockstep(offsets))
+    assert estimate_skew(mined, progress_templates(mined)) == expected
+
+
+def test_without_progress_skew_pairs_other_synchronous_messages(tmp_path: Path) -> None:
+    lines = {
+        node: [f"{hms(off + 1)} INFO init_process_group world_size 3", f"{hms(off + 5)} INFO building model"]
+        for node, off in (("n0", 0), ("n1", 0), ("n2", 3))
+    }
+    mined = mine(tmp_path, lines)
+    assert len(synchronous_groups(mined)) == 2
+    assert estimate_skew(mined, set()) == {"n0": 0.0, "n1": 0.0, "n2": 3.0}

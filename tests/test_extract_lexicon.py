@@ -1,0 +1,76 @@
+"""Message roles (``agent.extract.lexicon``): facts about PyTorch/NCCL/HCCL/launcher lines
+that only lower an event's rank."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.extract import lexicon
+
+
+@pytest.mark.parametrize(
+    ("template", "raw", "role"),
+    [
+        ("CUDA error: an illegal memory access was encountered", "", "candidate"),
+        ("Watchdog caught collective operation timeout: WorkNCCL(SeqNum=<NUM>)", "", "wait"),
+        ("connection reset by peer", "", "wait"),
+        ("Sending process <NUM> closing signal SIGTERM", "", "teardown"),
+        ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", "", "teardown"),
+        ("worker FAILED on host <NODE>", "", "teardown"),
+        ("Traceback (most recent call last):", "", "context"),
+        ('File "<PATH>", line <NUM>, in forward', "", "context"),
+        ("out = self.module(x)", "    out = self.module(x)", "context"),  # indentation lives in the raw line
+        ("=============================================", "", "context"),
+    ],
+)
+def test_role_of(template: str, raw: str, role: str) -> None:
+    assert lexicon.role_of(template, raw) == role
+
+
+@pytest.mark.parametrize(
+    ("template", "error_words"),
+    [
+        ("RuntimeError: NCCL communicator was aborted", True),
+        ("no such file or directory", True),
+        ("GPU has fallen off the bus", True),
+        ("loss is nan at step <NUM>", True),
+        ("saving checkpoint at iteration <NUM>", False),
+        ("iteration <NUM> | loss <NUM> | lr <NUM>", False),
+    ],
+)
+def test_has_error_words(template: str, error_words: bool) -> None:
+    assert lexicon.has_error_words(template) is error_words
+
+
+@pytest.mark.parametrize(
+    ("template", "words"),
+    [("Inner Error!", 1), ("Last error:", 1), ("<TS> ERROR CUDA error: illegal memory access", 4), ("<NUM> <IP>", 0)],
+)
+def test_informative_words(template: str, words: int) -> None:
+    assert lexicon.informative_words(template) == words
+
+
+@pytest.mark.parametrize(
+    ("raw", "exception"),
+    [
+        ("RuntimeError: ACL stream synchronize failed", True),
+        ("torch.distributed.DistBackendError: NCCL error", True),
+        ("KeyboardInterrupt", True),
+        ("2024-10-02 10:00:00 RuntimeError: late", False),  # must start the line
+        ("an error occurred", False),
+    ],
+)
+def test_is_exception_line(raw: str, exception: bool) -> None:
+    assert lexicon.is_exception_line(raw) is exception
+
+
+@pytest.mark.parametrize(
+    ("template", "external"),
+    [
+        ("slurmstepd: error: *** STEP <NUM> CANCELLED DUE TO TIME LIMIT ***", True),
+        ("pod <NODE> evicted by kubelet", True),
+        ("Sending process <NUM> closing signal SIGTERM", False),
+    ],
+)
+def test_is_external_stop(template: str, external: bool) -> None:
+    assert lexicon.is_external_stop(template) is external

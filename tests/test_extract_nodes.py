@@ -1,0 +1,122 @@
+"""Node ranking (``agent.extract.nodes``) over hand-built statistics: who owns the root,
+who is named by peers, who fell silent, who deviated first."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from agent.extract import Weights
+from agent.extract.events import EventCandidate
+from agent.extract.nodes import blame_tids, named_in_root, rank_nodes
+from agent.extract.progress import Timeline
+from agent.extract.spatial import Blame, ForestResult
+from agent.extract.table import EventStats, EventTable, NodeEventStats
+
+NODES = ["n0", "n1", "n2", "n3"]
+ROOT_TID = 1
+
+
+def root_stats(first_ts: dict[str, float]) -> EventStats:
+    stats = EventStats(ROOT_TID, "CUDA error: an illegal memory access", max_level=4)
+    for i, (node, ts) in enumerate(first_ts.items()):
+        stats.per_node[node] = NodeEventStats(1, 10 + i, 10 + i, ts, ts)
+    return stats
+
+
+def table(root: EventStats) -> EventTable:
+    return EventTable({ROOT_TID: root}, NODES, {}, dict.fromkeys(NODES, 0.0), dict.fromkeys(NODES, 100.0))
+
+
+def timeline(silent: tuple[str, ...] = (), stalled: tuple[str, ...] = ()) -> Timeline:
+    return Timeline(True, 90.0, 100, 1, 1.0, 100.0, 90.0, silent_nodes=list(silent), stalled_nodes=list(stalled))
+
+
+def blame(named_by: dict[str, set[str]] | None = None) -> Blame:
+    named_by = named_by or {}
+    score = {n: len(named_by.get(n, ())) / (len(NODES) - 1) for n in NODES}
+    return Blame(score, dict(named_by), {n: {ROOT_TID} for n in named_by})
+
+
+NO_FOREST = ForestResult(dict.fromkeys(NODES, 0.0), {n: [] for n in NODES})
+
+
+def scored(root: EventStats, score: float = 1.2) -> list[EventCandidate]:
+    return [EventCandidate(ROOT_TID, root.template, score, [], root.nodes, root.first_ts, "root", "candidate")]
+
+
+CASES = [
+    pytest.param(
+        {"n2": 10.0}, "node_local", {}, (), [("n2", 0.55)], "prints the root event",
+        id="the only printer of a node-local root (plus deviated first)",
+    ),
+    pytest.param(
+        {"n0": 10.0, "n1": 12.0}, "node_local", {}, (), [("n0", 0.55), ("n1", 0.315)], "prints the root event first",
+        id="of two printers, the earlier one",
+    ),
+    pytest.param(
+        {"n0": 10.0, "n1": 10.0, "n2": 10.0}, "global", {"n3": {"n0", "n1", "n2"}}, (), [("n3", 0.75)],
+        "named in the root event by 3 peer(s)",
+        id="the peer the root message names, not its reporters",
+    ),
+    pytest.param(
+        {"n0": 10.0, "n1": 10.0, "n2": 10.0, "n3": 10.0}, "global", {}, (), [], None,
+        id="a job-wide fault nobody blames has no faulty node",
+    ),
+    pytest.param(
+        {"n0": 10.0, "n1": 10.0, "n2": 10.0}, "global", {}, ("n3",), [("n3", 0.2)], "stopped logging before the others",
+        id="a silent node in a job-wide failure",
+    ),
+]
+
+
+@pytest.mark.parametrize(("printers", "scope", "named_by", "silent", "expected", "first_reason"), CASES)
+def test_rank_nodes(
+    printers: dict[str, float],
+    scope: str,
+    named_by: dict[str, set[str]],
+    silent: tuple[str, ...],
+    expected: list[tuple[str, float]],
+    first_reason: str | None,
+) -> None:
+    root = root_stats(printers)
+    graph = blame(named_by)
+    named = named_in_root(graph, root)
+    # In the "named" case the reporters are witnesses, not suspects: they score 0.15 + 0.1
+    ranked = rank_nodes(table(root), timeline(silent), root, scope, graph, named, NO_FOREST, scored(root))
+    top = [(n.node, n.score) for n in ranked[: len(expected)]]
+    assert top == [(n, pytest.approx(s)) for n, s in expected]
+    if first_reason is not None:
+        assert ranked[0].reasons[0] == first_reason
+    else:
+        assert ranked == []
+
+
+def test_silent_bonus_decides_between_the_root_printer_and_a_silent_node() -> None:
+    """How to change who ranks first: one field of Weights."""
+    root = root_stats({"n2": 10.0})
+
+    def first(weights: Weights) -> str:
+        tl = timeline(silent=("n3",))
+        return rank_nodes(table(root), tl, root, "node_local", blame(), [], NO_FOREST, scored(root), weights)[0].node
+
+    assert first(Weights()) == "n2"  # 0.45 + 0.1 (deviated first) beats 0.2
+    assert first(dataclasses.replace(Weights(), silent_bonus=0.6)) == "n3"  # 0.6 now beats 0.55
+
+
+def test_weak_nodes_are_dropped_not_padded() -> None:
+    root = root_stats({"n2": 10.0})
+    forest = ForestResult({"n0": 1.0, "n1": 0.5, "n2": 0.0, "n3": 0.0}, {n: [] for n in NODES})
+    ranked = rank_nodes(table(root), timeline(), root, "node_local", blame(), [], forest, scored(root))
+    # n0: 0.1 from the forest is below node_min_score 0.12; n1 has no reason at all
+    assert [n.node for n in ranked] == ["n2"]
+
+
+@pytest.mark.parametrize(
+    ("role", "score", "blames"),
+    [("wait", 0.5, True), ("root", 0.2, True), ("companion", 0.19, False), ("candidate", 1.0, False), ("teardown", 1.0, False)],
+)
+def test_only_strong_failure_time_messages_blame_a_peer(role: str, score: float, blames: bool) -> None:
+    event = EventCandidate(5, "t", score, [], ["n0"], 1.0, role, role)
+    assert blame_tids([event]) == ([5] if blames else [])

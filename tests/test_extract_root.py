@@ -1,0 +1,182 @@
+"""Where the root is chosen (``agent.extract.root``), as a table of tiny jobs.
+
+Each case is four nodes training in lock-step for 20 iterations, plus the lines of one
+failure. The expected root is the earliest strong event that is not a consequence; the
+last tests show how one ``Weights`` field moves the choice, which is how to tune it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from agent.extract import Weights, extract
+from agent.extract.events import EventCandidate
+from agent.extract.root import episode, scope_of, select
+from agent.extract.table import EventStats, EventTable, NodeEventStats
+from agent.mining import MinedJob, mine_job
+
+NODES = [f"node-{n}" for n in range(4)]
+PROGRESS = [f"2024-10-02 10:00:{s:02d} INFO iteration {s}/ 100 | loss 2.5 | lr 1e-4" for s in range(1, 21)]
+WATCHDOG = "2024-10-02 10:05:00 ERROR Watchdog caught collective operation timeout on rank 1"
+
+
+def mine(tmp_path: Path, extra: dict[str, list[str]], everywhere: tuple[str, ...] = ()) -> MinedJob:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for node in NODES:
+        lines = [*PROGRESS, *extra.get(node, []), *everywhere]
+        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
+    return mine_job(logs, workers=1)
+
+
+SURFACING = {
+    "node-2": [
+        "2024-10-02 10:00:25 device 3 reported HBM page retire count 12",  # scores 0.48: too weak to be eligible
+        "RuntimeError: ACL stream synchronize failed, error code is 507011",  # unstamped: printed the same second
+    ]
+}
+
+CASES = [
+    pytest.param(
+        {"node-2": ["2024-10-02 10:00:30 ERROR CUDA error: an illegal memory access was encountered"]},
+        (WATCHDOG,),
+        "illegal memory access",
+        ["node-2"],
+        id="a node's error before every rank's watchdog timeout",
+    ),
+    pytest.param(
+        {"node-3": ["2024-10-02 10:00:21 slurmstepd: error: *** STEP 12.0 CANCELLED DUE TO PREEMPTION ***"],
+         "node-0": ["2024-10-02 10:00:52 ERROR RuntimeError: NCCL communicator was aborted on rank 0"]},
+        ("2024-10-02 10:00:50 ERROR Watchdog caught collective operation timeout on rank 1",),
+        "CANCELLED DUE TO PREEMPTION",
+        ["node-3"],
+        id="a scheduler stopping one node first is the cause, not teardown",
+    ),
+    pytest.param(
+        {},
+        ("2024-10-02 10:00:30 ERROR worker process failed (exitcode: -9) ChildFailedError",),
+        "ChildFailedError",
+        ["node-0", "node-1", "node-2", "node-3"],
+        id="only teardown left: it is the evidence",
+    ),
+    pytest.param(
+        SURFACING,
+        (),
+        "HBM page retire",
+        ["node-2"],
+        id="an exception surfaces the weaker line printed just before it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("extra", "everywhere", "root_text", "root_nodes"), CASES)
+def test_the_root_is_the_earliest_strong_non_consequence(
+    tmp_path: Path, extra: dict[str, list[str]], everywhere: tuple[str, ...], root_text: str, root_nodes: list[str]
+) -> None:
+    ex = extract(mine(tmp_path, extra, everywhere))
+    root = ex.events[0]
+    assert root.role == "root"
+    assert root_text in root.template
+    assert root.nodes == root_nodes
+    assert root.reasons[0] == "earliest novel event of the failure episode"
+
+
+def test_a_job_without_novel_events_has_no_root(tmp_path: Path) -> None:
+    ex = extract(mine(tmp_path, {}))
+    assert ex.events == []
+    assert ex.scope == "unknown"
+
+
+# ---- one weight at a time: how to change where the root lands
+
+WARNING_THEN_ERROR = {
+    "node-2": [
+        "2024-10-02 10:00:22 WARNING NCCL link flapping detected on port mlx5_1",  # scores 0.64
+        "2024-10-02 10:00:26 ERROR CUDA error: an illegal memory access was encountered",  # scores 1.2
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("weights", "root_text"),
+    [
+        (Weights(), "illegal memory access"),  # 0.64 < root_min_score 0.7: the warning cannot be the root
+        (dataclasses.replace(Weights(), root_min_score=0.6), "link flapping"),  # now it can, and it came first
+    ],
+)
+def test_root_min_score_decides_whether_an_earlier_warning_is_the_root(
+    tmp_path: Path, weights: Weights, root_text: str
+) -> None:
+    ex = extract(mine(tmp_path, WARNING_THEN_ERROR, (WATCHDOG,)), weights=weights)
+    assert root_text in ex.events[0].template
+
+
+TIMEOUT_THEN_ERROR = {
+    "node-1": ["2024-10-02 10:00:22 ERROR connect to peer 10.0.0.3 timed out after 30 seconds"],
+    "node-2": ["2024-10-02 10:02:02 ERROR CUDA error: an illegal memory access was encountered"],  # 100 s later
+}
+
+
+@pytest.mark.parametrize(
+    ("wait_lead", "root_text", "first_node"),
+    [(120.0, "illegal memory access", "node-2"), (60.0, "timed out", "node-1")],
+)
+def test_a_timeout_long_enough_before_the_error_is_the_first_sign(
+    tmp_path: Path, wait_lead: float, root_text: str, first_node: str
+) -> None:
+    ex = extract(mine(tmp_path, TIMEOUT_THEN_ERROR), weights=Weights(wait_lead_seconds=wait_lead))
+    assert root_text in ex.events[0].template
+    assert ex.nodes[0].node == first_node
+
+
+def test_surfacing_seconds_bounds_how_far_back_an_exception_looks(tmp_path: Path) -> None:
+    ex = extract(mine(tmp_path, SURFACING), weights=Weights(surfacing_seconds=-1.0))
+    assert ex.events[0].template.startswith("RuntimeError")
+    assert [e.role for e in ex.events] == ["root", "companion"]
+
+
+# ---- purity: selection returns new candidates and a new timeline
+
+
+def _stats(tid: int, node: str, ts: float, pos: int) -> EventStats:
+    stats = EventStats(tid, f"event number {tid} failed badly", max_level=4)
+    stats.per_node[node] = NodeEventStats(1, pos, pos, ts, ts)
+    return stats
+
+
+def test_select_leaves_its_candidates_unchanged() -> None:
+    table = EventTable(
+        {1: _stats(1, "n0", 10.0, 5), 2: _stats(2, "n0", 11.0, 6)}, ["n0", "n1"], {}, {"n0": 0.0, "n1": 0.0},
+        {"n0": 20.0, "n1": 20.0},
+    )
+    scored = [
+        EventCandidate(1, table.events[1].template, 1.2, ["novel"], ["n0"], 10.0, "candidate", "candidate"),
+        EventCandidate(2, table.events[2].template, 1.2, ["novel"], ["n0"], 11.0, "candidate", "candidate"),
+    ]
+    before = [dataclasses.replace(e, reasons=list(e.reasons)) for e in scored]
+    # select reads a job's raw samples only (to tell Python exceptions apart)
+    mined = SimpleNamespace(nodes={"n0": SimpleNamespace(samples={1: ["event one"], 2: ["event two"]})})
+    chosen = select(scored, mined, table)  # type: ignore[arg-type]
+    assert [(e.tid, e.role) for e in chosen.events] == [(1, "root"), (2, "companion")]
+    assert scored == before  # roles and reasons of the inputs did not change
+    assert [e.role for e in chosen.scored] == ["root", "companion"]
+
+
+def test_episode_returns_a_new_timeline_with_the_onset(tmp_path: Path) -> None:
+    ex = extract(mine(tmp_path, {"node-2": ["2024-10-02 10:00:30 ERROR CUDA error: an illegal memory access"]}))
+    stale = dataclasses.replace(ex.timeline, onset_ts=0.0)
+    fresh = episode(ex.mined, ex.table, stale, set(), [])  # type: ignore[arg-type]
+    assert stale.onset_ts == 0.0
+    assert fresh.onset_ts == stale.last_progress_ts  # in training, the failure begins when progress stops
+
+
+@pytest.mark.parametrize(("printers", "scope"), [(["n0"], "node_local"), (["n0", "n1", "n2"], "global"), ([], "unknown")])
+def test_scope_is_how_far_the_root_spread(printers: list[str], scope: str) -> None:
+    stats = EventStats(7, "x")
+    for i, node in enumerate(printers):
+        stats.per_node[node] = NodeEventStats(1, i, i, 1.0, 1.0)
+    assert scope_of(stats if printers else None, 4) == scope

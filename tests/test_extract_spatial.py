@@ -1,0 +1,47 @@
+"""Spatial comparison (``agent.extract.spatial``): node identities, the blame graph and
+the Isolation Forest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.extract import spatial
+from agent.extract.table import build_table
+from agent.mining import Masker, mine_job
+
+NODES = ["n0", "n1", "n2", "n3"]
+
+
+def test_peers_naming_a_rank_blame_the_node_that_owns_it(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i, node in enumerate(NODES):
+        lines = [f"2024-10-02 10:00:00 INFO [Rank {i}] init done"]
+        if node != "n2":
+            lines.append("2024-10-02 10:05:00 ERROR heartbeat lost from rank 2")
+        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
+    mined = mine_job(logs, workers=1)
+    table = build_table(mined)
+    masker = Masker()
+    identities = spatial.node_identities(mined, table, masker)
+    assert identities[("RANK", "2")] == "n2"
+    lost = [t for t, s in table.events.items() if "heartbeat" in s.template]
+    blame = spatial.blame_graph(mined, table, lost, identities, masker)
+    assert blame.edges == {"n2": {"n0", "n1", "n3"}}
+    assert blame.score == {"n0": 0.0, "n1": 0.0, "n2": 1.0, "n3": 0.0}
+
+
+def test_the_isolation_forest_isolates_the_node_that_counts_differently(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for node in [*NODES, "n4", "n5"]:
+        lines = ["2024-10-02 10:00:00 INFO step done"] * 5
+        if node == "n4":
+            lines += ["2024-10-02 10:00:01 WARNING ECC error corrected on device 0"] * 40
+        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
+    mined = mine_job(logs, workers=1)
+    table = build_table(mined)
+    forest = spatial.isolation_forest(table, list(table.events))
+    assert max(forest.score, key=lambda n: forest.score[n]) == "n4"
+    assert forest.score["n4"] == 1.0
+    assert spatial.isolation_forest(table, []).score == dict.fromkeys(table.node_names, 0.0)

@@ -1,0 +1,93 @@
+"""Stages (``agent.extract.stages``): which markers a message is, and which stage a
+failure happened in, read from the whole job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.extract import extract
+from agent.extract.stages import stage_at, stage_of_template
+from agent.mining import mine_job
+from agent.records import NodeLog
+
+
+@pytest.mark.parametrize(
+    ("template", "stage"),
+    [
+        ("successfully saved checkpoint to /ckpt/iter_100", "checkpoint_done"),
+        ("saving checkpoint at iteration <NUM> to <PATH>", "checkpoint"),
+        ("writing model states shard <NUM>", "checkpoint"),
+        ("building train, validation, and test datasets", "data_loading"),
+        ("loading tokenizer from /models/llama", "data_loading"),  # data before model
+        ("loading checkpoint from <PATH>", "model_loading"),
+        ("building GPT model ...", "model_loading"),
+        ("init_process_group backend=nccl world_size <NUM>", "init"),
+        ("CUDA error: an illegal memory access was encountered", None),
+    ],
+)
+def test_stage_of_template(template: str, stage: str | None) -> None:
+    assert stage_of_template(template) == stage
+
+
+def node_log(tids: list[int]) -> NodeLog:
+    n = len(tids)
+    return NodeLog(
+        "n0", Path("n0.log"), np.array(tids, dtype=np.int64), np.arange(1, n + 1, dtype=np.int32),
+        np.arange(n, dtype=float), np.ones(n, dtype=bool), np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int32),
+        {}, {},
+    )
+
+
+MARKS = {1: "init", 2: "data_loading", 3: "model_loading", 4: "training", 5: "checkpoint", 6: "checkpoint_done"}
+
+
+@pytest.mark.parametrize(
+    ("tids", "stage"),
+    [
+        ([9, 9], "init"),
+        ([1, 2], "data_loading"),
+        ([1, 3, 2], "data_loading"),  # the latest loading marker wins
+        ([2, 1], "data_loading"),  # lazy NCCL set-up never sends the stage back to init
+        ([2, 4], "training"),
+        ([4, 5], "checkpoint"),
+        ([4, 5, 6], "training"),
+        ([5], "init"),  # a save before training is not the checkpoint stage
+        ([4, 3], "training"),  # once training began, only saves change it
+    ],
+)
+def test_stage_at(tids: list[int], stage: str) -> None:
+    assert stage_at(node_log(tids), len(tids) - 1, MARKS) == stage
+
+
+def test_stage_at_reads_only_up_to_the_position() -> None:
+    assert stage_at(node_log([2, 4, 5]), 1, MARKS) == "training"
+
+
+PROGRESS = [f"2024-10-02 10:00:{s:02d} INFO iteration {s}/ 100 | loss 2.5 | lr 1e-4" for s in range(1, 21)]
+INIT = ["2024-10-02 09:59:00 INFO init_process_group world_size 2"]
+DATA = ["2024-10-02 09:59:10 INFO building train dataset from /data/x"]
+SAVE = ["2024-10-02 10:00:21 INFO saving checkpoint at iteration 20 to /ckpt"]
+SAVED = ["2024-10-02 10:00:23 INFO successfully saved checkpoint at iteration 20"]
+
+
+@pytest.mark.parametrize(
+    ("n0", "n1", "stage"),
+    [
+        (INIT, INIT, "init"),
+        (INIT + DATA, INIT, "data_loading"),  # only rank 0 announces datasets; the error is on n1
+        (INIT + DATA + PROGRESS, INIT + DATA + PROGRESS, "training"),
+        (INIT + PROGRESS + SAVE, INIT + PROGRESS, "checkpoint"),  # n0 announces the save n1 fails in
+        (INIT + PROGRESS + SAVE + SAVED, INIT + PROGRESS, "training"),
+    ],
+)
+def test_the_failure_stage_reads_the_whole_job(tmp_path: Path, n0: list[str], n1: list[str], stage: str) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "n0.log").write_text("\n".join(n0) + "\n")
+    (logs / "n1.log").write_text("\n".join([*n1, "2024-10-02 10:00:25 ERROR OSError: No space left on device"]) + "\n")
+    ex = extract(mine_job(logs, workers=1))
+    assert "No space left" in ex.events[0].template
+    assert ex.stage == stage

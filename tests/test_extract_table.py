@@ -1,0 +1,54 @@
+"""The event table (``agent.extract.table``): per template and node, how often, where and
+when (skew-corrected)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from agent.extract.table import EventStats, NodeEventStats, build_table
+from agent.mining import mine_job
+
+
+def test_build_table_counts_positions_levels_and_corrects_skew(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.log").write_text(
+        "2024-10-02 10:00:01 INFO disk check ok\n2024-10-02 10:00:02 WARNING disk check ok\n"
+        "2024-10-02 10:00:03 INFO disk check ok\n"
+    )
+    (logs / "b.log").write_text("2024-10-02 10:00:05 ERROR disk full on /dev/sda\n")
+    mined = mine_job(logs, workers=1)
+    table = build_table(mined, {"b": 2.0})
+    check = next(s for s in table.events.values() if "check" in s.template)
+    full = next(s for s in table.events.values() if "full" in s.template)
+    a = check.per_node["a"]
+    assert (a.count, a.first_pos, a.last_pos, a.last_ts - a.first_ts) == (3, 0, 2, 2.0)
+    assert check.max_level == 3 and check.nodes == ["a"] and check.total == 3
+    assert full.per_node["b"].first_ts == mined.nodes["b"].ts[0] - 2.0  # b's clock runs 2 s ahead
+    assert table.node_names == ["a", "b"]
+    assert table.node_last_ts["b"] == table.corrected("b", float(mined.nodes["b"].ts[0]))
+
+
+def stats(times: list[float]) -> EventStats:
+    out = EventStats(1, "x")
+    for i, ts in enumerate(times):
+        out.per_node[f"n{i}"] = NodeEventStats(1, 0, 0, ts, ts)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("times", "first_ts", "first_node"),
+    [
+        ([5.0, 3.0, 4.0], 3.0, "n1"),
+        ([math.nan, 3.0], 3.0, "n1"),
+        ([0.0, 10.0, 11.0, 12.0, 13.0], 10.0, "n0"),  # on many nodes, one early clock does not move the event
+        ([math.nan], math.nan, "n0"),
+    ],
+)
+def test_first_ts_and_first_node(times: list[float], first_ts: float, first_node: str) -> None:
+    s = stats(times)
+    assert (math.isnan(s.first_ts) and math.isnan(first_ts)) or s.first_ts == first_ts
+    assert s.first_node() == first_node
