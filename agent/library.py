@@ -83,6 +83,7 @@ class Pattern:
     compiled: re.Pattern[str] | None = field(repr=False, default=None)
     prefilter: str | None = None  # a literal every match contains
     prefilter_lower: bool = False
+    wrapper: bool = False  # the doc's message only reports a failed call (knowledge README: `wrapper`)
 
     def __post_init__(self) -> None:
         if self.compiled is None:
@@ -112,6 +113,7 @@ class LibraryMatch:
     nodes: list[str]  # nodes with a match, in first-seen order
     count: int  # matching (node, text) pairs
     samples: list[str]  # up to 3 matching texts
+    wrapper: bool = False  # a doc whose message only reports that a call failed
 
     @property
     def doc_id(self) -> str | None:
@@ -289,6 +291,7 @@ class FaultLibrary:
                         doc_confidence(spec),
                         spec,
                         sig.compiled,
+                        wrapper=doc.wrapper,
                     )
                 )
         users: list[UserPattern] = []
@@ -374,6 +377,7 @@ class FaultLibrary:
                     list(e["nodes"]),
                     e["count"],
                     e["samples"],
+                    p.wrapper,
                 )
             )
         out.sort(key=lambda m: (-m.confidence, -len(m.nodes), -m.count, m.id))

@@ -21,6 +21,18 @@ from agent.extract import lexicon
         ('File "<PATH>", line <NUM>, in forward', "", "context"),
         ("out = self.module(x)", "    out = self.module(x)", "context"),  # indentation lives in the raw line
         ("=============================================", "", "context"),
+        # Real lines (pytorch/pytorch#113128): the watchdog reports a device fault, so the line
+        # is about the fault; the DSA hint and the C++ stack header are boilerplate around it.
+        ("[PG <NUM> (default_pg) Rank <NUM>] Process group watchdog thread terminated with exception: "
+         "CUDA error: uncorrectable ECC error encountered", "", "candidate"),
+        ("Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.", "", "context"),
+        ("Exception raised from c10_cuda_check_implementation at <PATH>:<NUM> (most recent call first):", "", "context"),
+        # Real lines (mlcommons/training_results_v4.0, Oracle resnet log): a C++ backtrace.
+        ("[frame <NUM>]: <PATH>(dali::FileStream::Open(std::string const&, bool, bool, bool)+<HEX>)", "", "context"),
+        # Real line (bigscience-workshop/bigscience, gpt2-meg-ds-zero 1999616.out): srun after a cancel.
+        ("srun: Job step aborted: Waiting up to <NUM> seconds for job step to finish.", "", "teardown"),
+        # A watchdog timeout that only says it timed out stays a wait.
+        ("Watchdog caught collective operation timeout: CUDA error: timed out", "", "wait"),
     ],
 )
 def test_role_of(template: str, raw: str, role: str) -> None:
@@ -74,3 +86,18 @@ def test_is_exception_line(raw: str, exception: bool) -> None:
 )
 def test_is_external_stop(template: str, external: bool) -> None:
     assert lexicon.is_external_stop(template) is external
+
+
+@pytest.mark.parametrize(
+    ("template", "names_reason"),
+    [
+        # Real line (bigscience-workshop/bigscience, experiments/gpt2-meg-ds-zero 1999616.out).
+        ("slurmstepd: error: *** STEP <NUM>.<NUM> ON <NODE> CANCELLED AT <TS> DUE TO TIME LIMIT ***", True),
+        # Real line (huggingface/m4-logs, tr_141 README).
+        ("srun: error: Node failure on jean-zay-iam37", True),
+        ("slurmstepd: error: *** STEP <NUM>.<NUM> ON <NODE> CANCELLED AT <TS> ***", False),  # who and why unknown
+        ("srun: Job step aborted: Waiting up to <NUM> seconds for job step to finish.", False),
+    ],
+)
+def test_a_scheduler_stop_that_names_its_reason(template: str, names_reason: bool) -> None:
+    assert lexicon.names_stop_reason(template) is names_reason

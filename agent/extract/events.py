@@ -71,13 +71,15 @@ def score_event(
     window_start: float,
     history: bool,
     library: FaultLibrary | None = None,
+    lines_after: int = 0,
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> tuple[EventCandidate, LibraryMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
     workflow), and the library match that boosted it, if any.
 
     ``history``: normal jobs exist, so novelty means something and levels count less;
-    ``window_start``: events before it are outside the failure episode."""
+    ``window_start``: events before it are outside the failure episode; ``lines_after``: how
+    many lines its node printed after the event's last occurrence (the job's tail)."""
     w = weights
     template = stats.template
     first = stats.first_ts
@@ -100,9 +102,15 @@ def score_event(
     elif stats.max_level < WARNING_LEVEL or not history:
         score *= w.no_error_words_factor
     score *= w.role_factor[role]
+    if not history and lines_after > w.tail_lines:
+        # A failed run stops soon after its cause: without normal jobs to say what is usual,
+        # a message the job went on logging long after is start-up noise, not the failure.
+        score *= max(w.tail_floor, math.sqrt(w.tail_lines / lines_after))
+        reasons.append(f"{lines_after} lines before the end of the log")
     known: LibraryMatch | None = None
     if library is not None and role == "candidate":
-        best = max(library.match([sample]), key=lambda m: m.confidence, default=None)
+        specific = [m for m in library.match([sample]) if not m.wrapper]  # a wrapper names no cause
+        best = max(specific, key=lambda m: m.confidence, default=None)
         if best is not None and best.confidence >= w.library_min_confidence:
             known = best
             score *= w.library_boost
@@ -127,9 +135,10 @@ def score_events(
     scored: list[EventCandidate] = []
     known: dict[int, LibraryMatch] = {}
     for stats, verdict in kept:
+        lines_after = min(len(mined.nodes[n]) - 1 - s.last_pos for n, s in stats.per_node.items())
         candidate, match = score_event(
-            stats, verdict, first_sample(mined, stats),
-            n_nodes=n_nodes, window_start=window_start, history=history, library=library, weights=weights,
+            stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
+            history=history, library=library, lines_after=lines_after, weights=weights,
         )
         if match is not None:
             known[stats.tid] = match

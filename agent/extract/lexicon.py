@@ -29,7 +29,7 @@ TEARDOWN = re.compile(
     r"sigterm|sigkill|signal ?(9|15)\b|signals?\.SIG|closing signal|received signal|got signal|"
     r"killing (process|worker|rank)|sending process .{0,30} (closing|kill)|"
     r"childfailed|exitcode|exit code|exit status|"
-    r"aborting|abort(ed)? (the )?(job|communicator|process group)|"
+    r"aborting|abort(ed)? (the )?(job|communicator|process group)|job step aborted|"
     r"(taking|take|bring(ing)?) (the )?(entire )?process down|"
     r"elastic.{0,40}(fail|error|stop|shut)|rendezvous .{0,20}(closed|shutdown)|shutting down|teardown|stopping (the )?job|"
     r"terminat(e|ed|ing) (called|the|all|worker|process)|worker group .{0,20}(fail|stop)"
@@ -51,6 +51,8 @@ CONTEXT = re.compile(
     r"root cause \(first observed failure\)|^\s*failures:|no_other_failures|"
     r"to enable traceback|see https?://|^\s*\[\d+\]:\s*$|^\s*raise |^\s*return |^\s*<\*>\s*$|"
     r"during handling of the above exception|the above exception was the direct cause|"
+    r"TORCH_USE_CUDA_DSA|CUDA_LAUNCH_BLOCKING|ASCEND_LAUNCH_BLOCKING|might be asynchronously reported|"
+    r"^\s*Exception raised from .{0,200}\(most recent call first\)|^\s*\[frame (<NUM>|\d+)\]|^\s*Stacktrace \((<NUM>|\d+) entries\)|"
     r"^\s*\w+(\.\w+)*\(.*\)\s*$"
     r")"
 )
@@ -72,11 +74,22 @@ ERROR_WORDS = re.compile(
 )
 
 
+# A device fault named in a line: the line is about that fault even when a watchdog or a
+# teardown message is the one printing it ("watchdog thread terminated with exception:
+# CUDA error: uncorrectable ECC error encountered").
+DEVICE_FAULT = re.compile(
+    r"(?i)CUDA error: (?!.{0,40}time[sd]? ?out)|uncorrectable ECC|\bXid\b|illegal memory access|"
+    r"CUDA out of memory|fallen off the bus"
+)
+
+
 def role_of(template: str, raw: str = "") -> str:
     """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
     indentation that marks traceback source lines."""
     if CONTEXT.search(template) or (raw and RAW_CONTEXT.search(raw)):
         return "context"
+    if DEVICE_FAULT.search(template):
+        return "candidate"
     if TEARDOWN.search(template) or TEARDOWN_CAPS.search(template):
         return "teardown"
     if WAIT.search(template):
@@ -106,3 +119,12 @@ def is_exception_line(raw: str) -> bool:
 
 def is_external_stop(template: str) -> bool:
     return bool(EXTERNAL_STOP.search(template))
+
+
+# A scheduler's stop that says why (Slurm's "CANCELLED AT ... DUE TO TIME LIMIT"): the line
+# names the cause itself, so whatever the job prints after it is teardown.
+STOP_WITH_REASON = re.compile(r"(?i)CANCELLED AT .{0,40}DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)|\bpreempted\b|Node failure on ")
+
+
+def names_stop_reason(template: str) -> bool:
+    return bool(STOP_WITH_REASON.search(template))

@@ -119,10 +119,19 @@ def underlying_error(
         stats = table.events[e.tid].per_node.get(node)
         if e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid])):
             continue
-        before = 0 <= mine.first_ts - stats.first_ts <= weights.surfacing_seconds and stats.first_pos < mine.first_pos
+        before = (
+            0 <= mine.first_ts - stats.first_ts <= weights.surfacing_seconds
+            and stats.first_pos < mine.first_pos
+            and mine.first_pos - stats.first_pos <= weights.surfacing_lines
+        )
         if before and (best is None or stats.first_pos < table.events[best.tid].per_node[node].first_pos):
             best = e
     return best or root
+
+
+def _is_fatal_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
+    stats = table.events[e.tid]
+    return e.role == "candidate" and (stats.max_level >= ERROR_LEVEL or lexicon.is_exception_line(first_sample(mined, stats)))
 
 
 @dataclass
@@ -159,6 +168,13 @@ def _root_of(
         root = first_wait
     root = earliest_on_node(root, eligible, table, w)
     root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
+    # The scheduler stopped the job and said why, before (or as) anything else failed.
+    stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]
+    if stops:
+        stop = min(stops, key=lambda e: time_key(e, table))
+        root_failed_first = _is_fatal_line(root, mined, table) and time_key(root, table) < time_key(stop, table)
+        if not root_failed_first:
+            return stop, ["earliest novel event of the failure episode", "the scheduler stopped the job and said why"]
     # A signal or eviction on one node well before anything else failed is the cause
     # (the scheduler killed it), not teardown after the fact.
     for e in cascades:

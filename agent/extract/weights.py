@@ -99,6 +99,8 @@ class Weights:
     library_min_confidence: float = 0.7  # family-level signatures (a bare error-code prefix) say too little
     library_boost: float = 1.25  # a line matching a confirmed fault pattern (checked first in deployment)
     workflow_factor: float = 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
+    tail_lines: int = 200  # cold start: a crash's traceback and teardown fit in this many last lines of a log
+    tail_floor: float = 0.3  # ... an event printed long before the end keeps at least this share of its score
 
     # ---- choosing the root and its companions (root.py)
     window_min_score: float = 0.25  # weaker events are not considered for root or cascade at all
@@ -109,6 +111,7 @@ class Weights:
     wait_lead_seconds: float = 120.0  # a timeout this much earlier than any error is the first sign itself
     underlying_min_score: float = 0.4  # the error an exception surfaces may be a plain, unlevelled line
     surfacing_seconds: float = 2.0  # an exception surfaces an error printed at most this much before it
+    surfacing_lines: int = 60  # ... and within a traceback's length of lines (one stamp can date a whole excerpt)
     teardown_lead_seconds: float = 1.0  # a stop signal this much before the first error caused it
     external_stop_node_divisor: int = 4  # a stop that caused the failure hits at most a quarter of the nodes
     local_node_divisor: int = 2  # a root on at most half the nodes is local: its burst is one fault speaking

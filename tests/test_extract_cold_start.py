@@ -1,0 +1,69 @@
+"""Cold start (no normal jobs): one console, and the root is still the line an SRE points at.
+
+Each case is a console a person could have pasted or a Slurm file: a long healthy
+start-up with its own errors, then the failure near the end. The weights at work are
+``tail_lines``/``tail_floor`` (a failed run stops soon after its cause), ``surfacing_lines``
+(an exception surfaces an error printed just before it) and the scheduler-stop rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from agent.extract import Weights, extract
+from agent.mining import mine_job
+
+STARTUP = [
+    "[node-25:376246] PMIX ERROR: ERROR in file gds_ds12_lock_pthread.c at line 168",
+    *[f"using option {i}: value {i * 3}" for i in range(900)],
+]
+FAILURE = [
+    "Traceback (most recent call last):",
+    '  File "train.py", line 12, in <module>',
+    'RuntimeError: [/opt/dali/dali/util/std_file.cc:29] Assert on "fp_ != nullptr" failed: '
+    "Could not open file /data/train.rec: No such file or directory",
+    "srun: error: node-25: task 0: Exited with exit code 1",
+]
+TRAINING = [f" iteration {i}/ 1000 | elapsed time per iteration (ms): 1993.{i} | lm loss 7.1" for i in range(1, 250)]
+TIME_LIMIT = [
+    "srun: Job step aborted: Waiting up to 62 seconds for job step to finish.",
+    "slurmstepd: error: *** STEP 1999616.0 ON r6i4n5 CANCELLED AT 2021-05-27T21:42:11 DUE TO TIME LIMIT ***",
+    "Killing subprocess 4231",
+    "Main process received SIGTERM, exiting",
+]
+
+
+def root_text(tmp_path: Path, lines: list[str], weights: Weights | None = None) -> str:
+    logs = tmp_path / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / "console.log").write_text("\n".join(lines) + "\n")
+    extraction = extract(mine_job(logs, workers=1), None, None, weights or Weights())
+    return extraction.events[0].template if extraction.events else ""
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        pytest.param([*STARTUP, *FAILURE], "Could not open file", id="the crash at the end, not the start-up error"),
+        pytest.param([*TRAINING, *TIME_LIMIT], "DUE TO TIME LIMIT", id="the scheduler's reason, not srun's abort"),
+        pytest.param(FAILURE, "Could not open file", id="a short excerpt is read as it is"),
+    ],
+)
+def test_cold_start_root(tmp_path: Path, lines: list[str], expected: str) -> None:
+    assert expected in root_text(tmp_path, lines)
+
+
+def test_without_the_tail_weight_a_start_up_error_would_win(tmp_path: Path) -> None:
+    no_tail = dataclasses.replace(Weights(), tail_lines=10**9)
+    assert "PMIX ERROR" in root_text(tmp_path, [*STARTUP, *FAILURE], no_tail)
+
+
+def test_an_exception_does_not_surface_an_error_printed_hundreds_of_lines_earlier(tmp_path: Path) -> None:
+    # One timestamp dates the whole excerpt, so only line distance tells the two apart.
+    stamped = ["2024-05-01 04:11:25 " + STARTUP[0], *STARTUP[1:], *FAILURE]
+    assert "Could not open file" in root_text(tmp_path, stamped)
+    far = dataclasses.replace(Weights(), surfacing_lines=10**6, tail_lines=10**9)
+    assert "PMIX ERROR" in root_text(tmp_path, stamped, far)
