@@ -19,6 +19,7 @@ from dataclasses import dataclass
 MAX_ALIASES = 3  # a node has a host and perhaps a rank; more would be guessing
 
 _HOST = r"[A-Za-z][\w.-]*[A-Za-z0-9]"
+_SLURM_HOST = r"(?=[\w.-]*[A-Za-z])[A-Za-z0-9][\w.-]*[A-Za-z0-9]"  # Slurm node names may start with a digit
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
     ),
     NamePattern(
         "host",
-        re.compile(rf"\bsrun: error: (?P<name>{_HOST}): tasks? [\d,-]+: "),
+        re.compile(rf"\bsrun: error: (?P<name>{_SLURM_HOST}): tasks? [\d,-]+: "),
         "srun: error: ml-512-node-060: task 8: Out Of Memory",
         "LambdaLabsML/training_results_v4.0 (llama2_70b_lora result log)",
         "ml-512-node-060",
@@ -80,6 +81,31 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
     ),
 )
 
+# A lost peer named in a line: the peer, not the reporter, is where to look. Only used when
+# one stream holds the whole job (then no other node can carry the peer's name).
+PEER_PATTERNS: tuple[NamePattern, ...] = (
+    NamePattern(
+        "peer",
+        re.compile(r"\bConnect to (?P<name>\d{1,3}(?:\.\d{1,3}){3})<\d+> failed"),
+        "r11i6n2:486514:486651 [1] include/socket.h:403 NCCL WARN Connect to 10.148.3.247<56821> failed : "
+        "Connection refused",
+        "bigscience-workshop/bigscience jz/slurm/README.md ('Broken Network')",
+        "10.148.3.247",
+    ),
+    NamePattern(
+        "peer",
+        re.compile(r"\bGot completion from peer (?P<name>\d{1,3}(?:\.\d{1,3}){3})<\d+> with (?:status|error)"),
+        "kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+        "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+        "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
+        "knowledge/cuda/nccl-ib-completion-error-12-retry-exceeded.md (a public NCCL issue's log line)",
+        "10.216.210.236",
+    ),
+)
+
+# Slurm's "srun: error: HOST: task N: ..." ties global rank N to HOST.
+SRUN_TASK = re.compile(rf"\bsrun: error: (?P<host>{_SLURM_HOST}): tasks? (?P<tasks>[\d,-]+): ")
+
 # Names that match the host shape but are never a machine.
 _NOT_HOSTS = frozenset({"localhost", "error", "warning", "info", "debug", "none", "unknown", "nan"})
 
@@ -113,6 +139,32 @@ def aliases_from(texts: Iterable[str], node: str) -> list[str]:
         if len(hosts) >= MAX_ALIASES:
             break
     return (hosts + ranks)[:MAX_ALIASES]
+
+
+def peers_in(texts: Iterable[str]) -> list[str]:
+    """Lost peers the lines name (IPs of peers that refused or failed), in first-seen order."""
+    found: list[str] = []
+    for text in texts:
+        for pattern in PEER_PATTERNS:
+            m = pattern.regex.search(text)
+            if m and m.group("name") not in found:
+                found.append(m.group("name"))
+    return found
+
+
+def task_hosts(texts: Iterable[str]) -> dict[int, str]:
+    """Global rank -> host, from srun's per-task error lines (``task 3``, ``tasks 0-7``)."""
+    hosts: dict[int, str] = {}
+    for text in texts:
+        m = SRUN_TASK.search(text)
+        if m is None or m.group("host").lower() in _NOT_HOSTS:
+            continue
+        for part in m.group("tasks").split(","):
+            lo, _, hi = part.partition("-")
+            if lo.isdigit() and (not hi or hi.isdigit()) and int(hi or lo) - int(lo) < 4096:
+                for rank in range(int(lo), int(hi or lo) + 1):
+                    hosts.setdefault(rank, m.group("host"))
+    return hosts
 
 
 def same_name(a: str, b: str) -> bool:

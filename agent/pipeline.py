@@ -6,6 +6,7 @@ Wiring only: each stage lives in its own module (``mining``, ``extract``, ``know
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .aliases import aliases_from
+from .aliases import MAX_ALIASES, aliases_from
 from .mining import MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
@@ -156,17 +157,31 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
 
 def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str]:
     """The host/rank names a node's lines carry: its failure-event lines first, then its
-    error lines, then any line (one sample per message shape)."""
+    error lines, then any line (one sample per message shape). A console rank also takes
+    the host srun names for its task; a job logged as one stream also takes the peers its
+    failure lines name as lost (first: the peer, not the reporter, is where to look)."""
+    from .aliases import peers_in, task_hosts
     from .mining import LEVEL_CODES
 
     log = mined.nodes.get(node)
     if log is None:
         return []
-    texts = [o.text for ev in events for o in ev.occurrences[:MAX_TEXTS_PER_EVENT] if o.node == node]
+    event_texts = [o.text for ev in events for o in ev.occurrences[:MAX_TEXTS_PER_EVENT] if o.node == node]
     erring = np.unique(log.template[log.level >= LEVEL_CODES["ERROR"]]).tolist()
-    texts += [t for tid in erring for t in log.samples.get(tid, ())]
+    texts = [*event_texts, *(t for tid in erring for t in log.samples.get(tid, ()))]
     texts += [t for samples in log.samples.values() for t in samples]
-    return aliases_from(texts, node)
+    names = aliases_from(texts, node)
+    rank = re.fullmatch(r"rank(\d+)", node.rpartition("/")[2])
+    if rank:
+        same_file = [other for other in mined.nodes.values() if other.source == log.source]
+        host = task_hosts(t for other in same_file for samples in other.samples.values() for t in samples).get(
+            int(rank.group(1))
+        )
+        if host and host not in names:
+            names.insert(0, host)
+    if len(mined.nodes) == 1:
+        names = [*(p for p in peers_in(texts) if p not in names), *names]
+    return names[:MAX_ALIASES]
 
 
 _KB: list[KnowledgeBase] = []

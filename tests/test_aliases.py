@@ -2,10 +2,10 @@
 
 import pytest
 
-from agent.aliases import NAME_PATTERNS, aliases_from, names_in, same_name
+from agent.aliases import NAME_PATTERNS, PEER_PATTERNS, aliases_from, names_in, peers_in, same_name, task_hosts
 
 
-@pytest.mark.parametrize("pattern", NAME_PATTERNS, ids=lambda p: p.expected)
+@pytest.mark.parametrize("pattern", [*NAME_PATTERNS, *PEER_PATTERNS], ids=lambda p: p.expected)
 def test_every_name_pattern_names_what_its_real_example_names(pattern):
     m = pattern.regex.search(pattern.example)
     assert m is not None and m.group("name") == pattern.expected
@@ -43,3 +43,17 @@ def test_aliases_put_hosts_first_skip_the_node_itself_and_stay_few():
 
 def test_names_compare_without_case_or_spaces():
     assert same_name("Rank 12", "rank12") and not same_name("rank1", "rank12")
+
+
+def test_lost_peers_are_named_by_the_lines_that_lost_them():
+    lines = [p.example for p in PEER_PATTERNS] + ["NCCL INFO Connected all rings"]
+    assert peers_in(lines) == [p.expected for p in PEER_PATTERNS]
+
+
+def test_srun_task_lines_tie_ranks_to_hosts():
+    lines = [
+        "srun: error: 292KF14: task 0: Exited with exit code 1",  # mlcommons/training_results_v4.0 (smc bert)
+        "srun: error: ml-512-node-060: tasks 8-9: Out Of Memory",
+        "srun: error: localhost: task 3: Exited with exit code 1",
+    ]
+    assert task_hosts(lines) == {0: "292KF14", 8: "ml-512-node-060", 9: "ml-512-node-060"}
