@@ -508,14 +508,16 @@ def bench(
     if text is not None:
         sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
         return
+    # Eight columns side by side: never squeeze them into a narrow pipe's 80 characters.
+    wide = out if out.is_terminal and out.width >= 120 else Console(highlight=False, width=140)
     for side, summary in report.side_by_side().items():
         title = f"l4 bench: {dataset} (split {side}{', no normal jobs' if no_normal else ''})"
         table = Table(title=Text(title))
         for i, col in enumerate(SUMMARY_COLUMNS):
-            table.add_column(col, justify="left" if i == 0 else "right")
+            table.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0)
         for row in summary_rows(summary):
             table.add_row(*[Text(str(c)) for c in row])
-        out.print(table)
+        wide.print(table)
     if per_case:
         out.print(report.to_markdown().split("## Cases", 1)[-1], markup=False)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from
 from .mining import MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
@@ -203,6 +204,8 @@ def gather_evidence(
     from .reasoners import Evidence
 
     evidence = Evidence(diagnosis=diagnosis, extraction=extraction, nodes=sorted(mined.nodes))
+    evidence.stack = stackdetect.detect(t for log in mined.nodes.values() for samples in log.samples.values() for t in samples)
+    evidence.log_advice = _log_advice(mined, diagnosis)
     if library is not None:
         seen: set[str] = set()
         for event in diagnosis.events[:MAX_EVENTS_FOR_KNOWLEDGE]:
@@ -214,13 +217,51 @@ def gather_evidence(
     if kb is not None:
         for doc_id in {m.doc_id for m in evidence.library if m.doc_id}:
             _add_doc(evidence, kb, doc_id)
+        # A doc for the other accelerator stack never advises this job.
+        evidence.library = [
+            m for m in evidence.library
+            if m.doc_id is None or m.doc_id not in evidence.docs
+            or stackdetect.fits(evidence.docs[m.doc_id].stack, evidence.stack)
+        ]
     if kb is not None and diagnosis.events:
         query_event = _cause_event(diagnosis, evidence)
         query = query_event.occurrences[0].text if query_event.occurrences else query_event.template
-        evidence.knowledge = kb.search(query, top=5)
+        hits = kb.search(query, top=5, stack=None if evidence.stack == "unknown" else evidence.stack)
+        # A job that names neither stack gets a stack's doc only when its signature matched
+        # the line itself: nearness in wording is no evidence of the hardware.
+        evidence.knowledge = [h for h in hits if evidence.stack != "unknown" or h.stack == "any" or h.signature]
         for hit in evidence.knowledge:
             _add_doc(evidence, kb, hit.id)
     return evidence
+
+
+ADVICE_LINES_AFTER = 6  # CANN prints "Solution: ..." within a few lines of the code it explains
+_SOLUTION = re.compile(r"^\s*(?:Solution|Possible Cause and Solution|Suggestion)\s*:\s*(?P<text>\S.{8,})", re.I)
+
+
+def _log_advice(mined: MinedJob, diagnosis: Diagnosis) -> list[str]:
+    """The fix the log prints itself right after a root-event line (CANN/HCCL "Solution: ...")."""
+    from .ingest import read_lines
+
+    wanted: dict[str, set[int]] = {}
+    for event in diagnosis.events[:2]:
+        for occ in event.occurrences[:3]:
+            wanted.setdefault(occ.node, set()).add(occ.line)
+    advice: list[str] = []
+    sources = {s.path: s for s in mined.job.sources}
+    for node, lines in wanted.items():
+        log = mined.nodes.get(node)
+        source = sources.get(log.source) if log is not None else None
+        if source is None:
+            continue
+        window = {n + k for n in lines for k in range(1, ADVICE_LINES_AFTER + 1)}
+        for line in read_lines(source, []):
+            if line.lineno > max(window):
+                break
+            m = _SOLUTION.match(line.text) if line.lineno in window else None
+            if m and m.group("text").strip() not in advice:
+                advice.append(m.group("text").strip())
+    return advice[:2]
 
 
 def _add_doc(evidence: Evidence, kb: KnowledgeBase, doc_id: str) -> None:

@@ -67,6 +67,8 @@ class CaseResult:
     lines: int = 0
     seconds: float | None = None  # wall seconds of analyze
     grep_seconds: float | None = None
+    other_stack_advice: list[str] = field(default_factory=list)  # knowledge cited for a stack the job does not run
+    unknown_nodes: list[str] = field(default_factory=list)  # faulty nodes named that the job does not have
     error: str | None = None
 
     @property
@@ -129,6 +131,8 @@ class Summary:
     symptom: Rate
     seconds_mean: dict[str, float | None]  # per VERDICT_METHODS
     seconds_median: dict[str, float | None]
+    other_stack_advice: Rate  # cases citing a doc of the stack the job does not run (target: never)
+    unknown_nodes: Rate  # cases naming a node the job does not have (target: never)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -167,6 +171,8 @@ def summarize(rows: Sequence[CaseResult]) -> Summary:
         symptom=Rate(len(ok), sum(r.predicted_symptom == r.symptom for r in ok)),
         seconds_mean={m: _mean(v) for m, v in seconds.items()},
         seconds_median={m: statistics.median(v) if v else None for m, v in seconds.items()},
+        other_stack_advice=Rate(len(ok), sum(bool(r.other_stack_advice) for r in ok)),
+        unknown_nodes=Rate(len(ok), sum(bool(r.unknown_nodes) for r in ok)),
     )
 
 
@@ -196,6 +202,8 @@ def summary_rows(s: Summary) -> list[tuple[str, ...]]:
         row(f"faulty node top-{k}", s.nodes[L4].n, {m: _pct(s.nodes[m].top[k]) for m in NODE_METHODS})
     for name, rate in (("stage accuracy", s.stage), ("iteration hit", s.iteration), ("symptom accuracy", s.symptom)):
         row(name, rate.n, {L4: _pct(rate)})
+    row("advice for another stack (cases)", s.other_stack_advice.n, {L4: str(s.other_stack_advice.hits)})
+    row("a node the job lacks (cases)", s.unknown_nodes.n, {L4: str(s.unknown_nodes.hits)})
     n_timed = s.cases - s.errors
     row("seconds per case, mean", n_timed, {m: _num(s.seconds_mean[m], 3) for m in VERDICT_METHODS})
     row("seconds per case, median", n_timed, {m: _num(s.seconds_median[m], 3) for m in VERDICT_METHODS})
@@ -236,7 +244,7 @@ class BenchReport:
     def to_json_dict(self) -> dict[str, Any]:
         def summary(s: Summary) -> dict[str, Any]:
             d = asdict(s)
-            for name in ("stage", "iteration", "symptom"):
+            for name in ("stage", "iteration", "symptom", "other_stack_advice", "unknown_nodes"):
                 d[name]["value"] = getattr(s, name).value
             for name in ("category", "subcategory"):
                 for method, rate in getattr(s, name).items():

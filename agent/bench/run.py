@@ -9,7 +9,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from ..mining import MinedJob
-from ..pipeline import analyze, fault_library
+from ..pipeline import analyze, fault_library, knowledge_base
 from ..schema import Diagnosis, Label
 from .baselines import error_count_ranking, error_level_events, error_time_ranking, grep_signatures, rare_event_events
 from .cases import Case, load_cases, select
@@ -42,6 +42,22 @@ def file_nodes(mined: MinedJob) -> dict[str, str]:
     return {name: by_path.get(log.source, name) for name, log in mined.nodes.items()}
 
 
+def other_stack_refs(diagnosis: Diagnosis, stack: str) -> list[str]:
+    """Knowledge the diagnosis cites that is written for the other accelerator stack."""
+    if stack not in ("cuda", "ascend"):
+        return []
+    kb = knowledge_base()
+    out = []
+    for ref in diagnosis.knowledge:
+        try:
+            doc_stack = kb.get(ref.id).stack
+        except Exception:  # a user pattern: no stack
+            continue
+        if doc_stack not in ("any", stack):
+            out.append(ref.id)
+    return out
+
+
 def score_case(row: CaseResult, diagnosis: Diagnosis, mined: MinedJob, label: Label) -> None:
     """Fill ``row`` with ours and the baselines' scores for one analysed case."""
     row.predicted_category = diagnosis.category
@@ -53,6 +69,8 @@ def score_case(row: CaseResult, diagnosis: Diagnosis, mined: MinedJob, label: La
     row.predicted_nodes = ranked[: max(TOP_K)]
     row.iteration_hit = iteration_hit(diagnosis.iterations, label.iterations)
     row.lines = mined.line_count()
+    row.other_stack_advice = other_stack_refs(diagnosis, label.stack)
+    row.unknown_nodes = [n.node for n in diagnosis.faulty_nodes if n.node not in mined.nodes]
     grep = grep_signatures(mined, fault_library())
     row.grep_category, row.grep_subcategory, row.grep_seconds = grep.category, grep.subcategory, grep.seconds
     truth = labeled_events(label)

@@ -37,6 +37,8 @@ class Evidence:
     docs: dict[str, KnowledgeDoc] = field(default_factory=dict)  # id -> doc, for the retrieved and matched ids
     nodes: list[str] = field(default_factory=list)  # every node of the job (a verdict may only name these)
     warnings: list[str] = field(default_factory=list)  # reasoners add what the user should know (fallbacks)
+    stack: str = "unknown"  # the job's accelerator stack (agent.stackdetect): docs of the other one never advise
+    log_advice: list[str] = field(default_factory=list)  # fixes the log itself prints beside the root (CANN "Solution:")
 
 
 class Reasoner(Protocol):

@@ -84,6 +84,8 @@ class OfflineReasoner:
         else:
             d.remediation = _generic_remediation(d)
             d.collect_next = _generic_collect(d)
+        # The log's own fix comes first: CANN and HCCL print one under the code they explain.
+        d.remediation = [*(f"The log's own advice: {a}" for a in evidence.log_advice), *d.remediation]
         d.knowledge = _knowledge_refs(evidence, choice.doc_id)
         d.reasoner = self.name
         return d
@@ -248,11 +250,17 @@ def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -
 
 
 def _generic_remediation(d: Diagnosis) -> list[str]:
+    """Steps when no doc explains the root: no catalogue fix is guessed; a machine is only
+    suspected when the verdict is about hardware and the logs name one."""
     steps = []
-    if d.faulty_nodes:
-        steps.append(f"Inspect {d.faulty_nodes[0].display} first (hardware health, dmesg, NIC counters) and drain it if it is unhealthy.")
+    if d.category == "unknown":
+        steps.append("Nothing in these logs names a cause l4 knows: gather what 'Collect next' lists before changing the job.")
+    suspect = d.faulty_nodes[0] if d.faulty_nodes else None
+    if suspect is not None and d.category in ("hardware", "unknown") and (suspect.aliases or len(d.faulty_nodes) > 1):
+        steps.append(f"Check {suspect.display} first (dmesg, device health, NIC counters); drain it only if a check fails.")
     steps.append("Read the evidence lines above in context (`l4 ask JOB \"window NODE:LINE\"`).")
-    steps.append("Restart from the last good checkpoint once the cause is fixed or the node is excluded.")
+    if d.category != "unknown":
+        steps.append("Restart from the last good checkpoint once the cause is fixed.")
     return steps
 
 

@@ -1,0 +1,36 @@
+"""The job's accelerator stack, read from the library names its lines print."""
+
+import pytest
+
+from agent.stackdetect import detect, fits
+
+# Real lines: LlamaFactory#3839 (Ascend), pytorch/pytorch#113128 and NVIDIA/nccl#230 (CUDA).
+ASCEND_LINES = [
+    "RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64",
+    "EJ0001: 2024-05-21-11:57:54.167.645 Failed to initialize the HCCP process. Reason: Maybe the last training "
+    "process is running.",
+]
+CUDA_LINES = [
+    "[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process group "
+    "watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
+    "container-e275-1553839402050-12124-01-000057:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got "
+    "async event : local catastrophic error",
+]
+
+
+@pytest.mark.parametrize(
+    ("lines", "stack"),
+    [
+        (ASCEND_LINES, "ascend"),
+        (CUDA_LINES, "cuda"),
+        (["iteration 10 | loss 2.3", "Traceback (most recent call last):"], "unknown"),
+        ([*ASCEND_LINES, *CUDA_LINES], "unknown"),  # both, equally: keep docs of both
+    ],
+)
+def test_detect(lines, stack):
+    assert detect(lines) == stack
+
+
+def test_docs_of_the_other_stack_do_not_fit():
+    assert fits("cuda", "cuda") and fits("any", "ascend") and fits("ascend", "unknown")
+    assert not fits("ascend", "cuda") and not fits("cuda", "ascend")
