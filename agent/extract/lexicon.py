@@ -40,7 +40,7 @@ TEARDOWN = re.compile(
 TEARDOWN_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCANCELLED\b|\bABORTED\b")
 
 # Someone outside the job stopped it: a scheduler, the cluster, an operator.
-EXTERNAL_STOP = re.compile(r"(?i)evict|preempt|\bdrain|cancel|time limit|node fail|scheduler|kubelet|slurmstepd|maintenance")
+EXTERNAL_STOP = re.compile(r"(?i)evict|preempt|\bdrain|cancel|time limit|node fail|kubelet|slurmstepd")
 
 # Context printed around an error, never the error itself.
 CONTEXT = re.compile(
@@ -68,7 +68,7 @@ EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|
 # Words of failure: a tie-breaker between otherwise equal candidates, never a filter.
 ERROR_WORDS = re.compile(
     r"(?i)(error|fail|\bfault|exception|time[sd]? ?out|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
-    r"corrupt|mismatch|incompatib|unsupported|not supported|out of memory|\boom\b|lost|down\b|degraded|"
+    r"corrupt|mismatch|incompatib|unsupported|not supported|out of memory|\boom\b|lost|down\b|"
     r"exceed|overflow|\bnan\b|illegal|assert|abort|crash|killed|hang|stuck|throttl|unreachable|missing|"
     r"uncorrectable|uncontained|\bxid\b|\becc\b|hardware error|fallen off|parity|deadlock|evict|preempt)"
 )

@@ -21,7 +21,7 @@ from ..records import NodeLog
 from .table import EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
-_PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|step.?time|iter(?:ation)?.?time|ms/it|it/s|tflops)")
+_PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|iter(?:ation)?.?time|ms/it|it/s|tflops)")
 
 
 @dataclass

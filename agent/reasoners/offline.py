@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
+from .wording import first_rule
 
 if TYPE_CHECKING:
     from ..library import LibraryMatch
@@ -38,25 +39,11 @@ MAX_KNOWLEDGE = 5
 # 600 s (PyTorch watchdog) and 1836 s (HCCL_EXEC_TIMEOUT). A wait that long is normal
 # during a slow step or a checkpoint, so the setting, not the network, is the cause.
 SHORT_TIMEOUT_SECONDS = 300.0
-_TIMEOUT_VALUE = re.compile(r"(?i)timeout\[(\d+)s\]|timeout\(ms\)=(\d+)")
+# PyTorch's watchdog prints the timeout it waited: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ..., Timeout(ms)=600000)".
+_TIMEOUT_VALUE = re.compile(r"(?i)timeout\(ms\)=(\d+)")
 _ASSERTION = re.compile(r"\bAssertionError\b")
 # Wording of a check on the user's arguments (Megatron's argument validation asserts too).
 _ARGUMENT_CHECK = re.compile(r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires")
-
-# Rules over shapes of evidence, used when no document explains the root event.
-_PY_USER_FRAME = re.compile(r'File "(?!.*(?:site-packages|dist-packages|/torch/|/megatron/|/deepspeed/))[^"]+\.py"')
-_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"(?i)permission denied|access denied|read-only file system"), "user", "misoperation"),
-    (re.compile(r"(?i)no space left|disk quota|out of memory|oom|killed process|cgroup"), "platform", "resource_management"),
-    (re.compile(r"(?i)preempt|evict|cancelled|time limit|drain"), "platform", "scheduling"),
-    (re.compile(r"(?i)version|undefined symbol|incompatib|not supported|no kernel image|too old"), "user", "software_incompatibility"),
-    (re.compile(r"(?i)divisible|must be|invalid (value|argument|config)|nan|loss scale|not found|no such file"), "user", "configuration"),
-    (re.compile(r"(?i)assert|internal error|inner error|bug"), "framework", "framework_bug"),
-    (re.compile(r"(?i)ecc|xid|device|npu|gpu|aicore|hbm"), "hardware", "accelerator"),
-    (re.compile(r"(?i)link|ib|roce|nic|socket|network|cqe|port"), "hardware", "network"),
-    (re.compile(r"(?i)nfs|checkpoint|i/o error|storage|filesystem|mount"), "hardware", "storage"),
-)
-
 
 @dataclass
 class _Choice:
@@ -165,22 +152,17 @@ def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
             return _Choice("hardware", "node", None, 0.45, f"points at {suspect}, which went quiet while its peers reported losing it")
     text = _root_text(d)
     for match in _TIMEOUT_VALUE.finditer(text):
-        seconds = float(match.group(1)) if match.group(1) else float(match.group(2)) / 1000.0
+        seconds = float(match.group(1)) / 1000.0
         if seconds < SHORT_TIMEOUT_SECONDS:
             return _Choice("user", "configuration", None, 0.4,
                            f"reports a timeout of {seconds:g} s, far below the stack's default, so the wait itself was likely normal")
-    internal_assert = (
-        _ASSERTION.search(text)
-        and not _ARGUMENT_CHECK.search(text)
-        and not _PY_USER_FRAME.search(" ".join(e.template for e in d.events[:3]))
-        and not has_signature
-    )
+    internal_assert = _ASSERTION.search(text) and not _ARGUMENT_CHECK.search(text) and not has_signature
     if internal_assert:
         return _Choice("framework", "framework_bug", None, 0.4, "is an internal assertion of the framework, not a check of the user's input")
     return None
 
 
-_NOT_FOUND = re.compile(r"(?i)no such file|not found|does not exist|mount point \S+ is empty|transport endpoint is not connected")
+_NOT_FOUND = re.compile(r"(?i)no such file|not found|does not exist|transport endpoint is not connected")
 _DEVICE_REPORT = re.compile(r"NVRM: Xid|\bXid \d+\b")
 
 
@@ -218,11 +200,9 @@ def _rules(evidence: Evidence) -> _Choice:
     extraction = evidence.extraction
     if extraction is not None and not d.events and extraction.timeline.silent_nodes:
         return _Choice("hardware", "node", None, 0.4, "a node stopped logging while its peers waited on it")
-    if _PY_USER_FRAME.search(text):
-        return _Choice("user", "script_bug", None, 0.35, "fails in the user's own code")
-    for pattern, category, subcategory in _RULES:
-        if pattern.search(text):
-            return _Choice(category, subcategory, None, 0.3, f"its wording points to {category}/{subcategory}")
+    rule = first_rule(text)
+    if rule is not None:
+        return _Choice(rule.category, rule.subcategory, None, 0.3, f"its wording points to {rule.category}/{rule.subcategory}")
     if extraction is not None and extraction.scope == "global" and d.symptom == "launching_failure":
         return _Choice("user", "configuration", None, 0.25, "every rank fails the same way before training")
     return _Choice("unknown", "unknown", None, 0.1, "no known pattern or document explains it")

@@ -1,0 +1,68 @@
+"""Wording rules: the last resort of the offline reasoner when no document explains the root.
+
+Each rule is data with provenance: a regex over the root line, the category it suggests,
+a real line it was written from, and where that line is (a knowledge doc, which records its
+public sources). ``tests/test_wording_rules.py`` runs every rule on its example and over
+every knowledge example line, and fails a rule that decides against the docs more often
+than with them. Order matters: the first rule that matches decides.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WordingRule:
+    regex: re.Pattern[str]
+    category: str
+    subcategory: str
+    example: str
+    source: str
+
+
+def _rule(pattern: str, reading: str, example: str, source: str) -> WordingRule:
+    category, _, subcategory = reading.partition("/")
+    return WordingRule(re.compile(pattern), category, subcategory, example, source)
+
+
+WORDING_RULES: tuple[WordingRule, ...] = (
+    _rule(r"(?i)permission denied|access denied|read-only file system", "user/misoperation",
+          "PermissionError: [Errno 13] Permission denied: '/data/shared/output/llama7b-sft/checkpoint-500'",
+          "knowledge/platform/output-dir-permission-denied.md"),
+    _rule(r"(?i)no space left|disk quota|out of memory|\boom\b|killed process|cgroup", "platform/resource_management",
+          "slurmstepd: error: Detected 1 oom_kill event in StepId=123456.0. Some of the step tasks have been OOM Killed.",
+          "knowledge/platform/cgroup-oom-killed.md"),
+    _rule(r"(?i)preempt|evict|cancelled at|time limit|\bdrain", "platform/scheduling",
+          "slurmstepd: error: *** STEP 1999616.0 ON r6i4n5 CANCELLED AT 2021-05-27T21:42:11 DUE TO TIME LIMIT ***",
+          "bigscience-workshop/bigscience experiments/gpt2-meg-ds-zero (Slurm output)"),
+    _rule(r"(?i)version|undefined symbol|incompatib|not supported|no kernel image|too old",
+          "user/software_incompatibility",
+          "ImportError: /usr/local/lib/python3.11/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: "
+          "MsprofSysCycleTime",
+          "knowledge/ascend/ascend-torch-npu-cann-version-mismatch.md"),
+    _rule(r"(?i)divisible|must be|invalid (value|argument|config)|\bnan\b|loss scale|not found|no such file",
+          "user/configuration",
+          "OSError: libhccl.so: cannot open shared object file: No such file or directory",
+          "knowledge/ascend/cann-env-not-sourced.md"),
+    _rule(r"(?i)internal error|inner error|INTERNAL ASSERT|please report (a|this) bug", "framework/framework_bug",
+          "RuntimeError: The Inner error is reported as above.",
+          "knowledge/ascend/ascend-torch-npu-async-inner-error.md"),
+    _rule(r"(?i)\becc\b|\bxid\b|aicore|\bhbm\b|uncorrectable|fallen off the bus", "hardware/accelerator",
+          "[Error]: The aicore execution is abnormal.",
+          "knowledge/ascend/npu-aicore-exception.md"),
+    _rule(r"(?i)\broce\b|infiniband|\bcqe\b|link (is )?(down|flap)|network is unreachable|no route to host",
+          "hardware/network",
+          "[PID: 3448331] 2025-12-04-21:59:08.232.310 Execution Error ROCE CQE(EI0013): An error CQE occurred during "
+          "operator execution.",
+          "knowledge/ascend/cann-ei-hccl-error-family.md"),
+    _rule(r"(?i)\bnfs\b|stale file handle|i/o error|lustre|gpfs", "hardware/storage",
+          "Mar  3 02:14:55 gpu-node-17 kernel: nfs: server nas01 not responding, still trying",
+          "knowledge/platform/nfs-server-not-responding.md"),
+)
+
+
+def first_rule(text: str) -> WordingRule | None:
+    """The first rule whose wording the text carries."""
+    return next((r for r in WORDING_RULES if r.regex.search(text)), None)
