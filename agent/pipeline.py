@@ -142,10 +142,14 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
                 occurrences_truncated=True if truncated else None,
             )
         )
+    stage = _traceback_stage(mined, extraction, events_out) or extraction.stage
+    symptom = extraction.symptom
+    if symptom == "launching_failure" and stage in ("training", "checkpoint"):
+        symptom = "training_crash"  # the traceback shows training had begun
     return Diagnosis(
         job=job,
-        symptom=extraction.symptom,
-        stage=extraction.stage,
+        symptom=symptom,
+        stage=stage,
         iterations=extraction.iterations,
         faulty_nodes=[
             NodeOut(node=n.node, score=min(n.score, 1.0), reason="; ".join(n.reasons),
@@ -154,6 +158,26 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         ],
         events=events_out,
     )
+
+
+def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[EventOut]) -> str | None:
+    """Without progress lines (an excerpt), the stage the root's traceback names, read from
+    the raw lines around the root (the templates lost the function names)."""
+    from .extract.stages import FRAME_WINDOW, frame_stage
+    from .ingest import read_lines
+
+    if extraction.timeline.has_training or not events or not events[0].occurrences:
+        return None
+    root = events[0].occurrences[0]
+    log = mined.nodes.get(root.node)
+    source = next((s for s in mined.job.sources if log is not None and s.path == log.source), None)
+    if source is None:
+        return None
+    lo, hi = root.line - FRAME_WINDOW, root.line + FRAME_WINDOW
+    window = [(line.lineno, line.text) for line in read_lines(source, []) if lo <= line.lineno <= hi
+              and line.node == root.node]
+    index = next((i for i, (n, _) in enumerate(window) if n >= root.line), len(window) - 1)
+    return frame_stage([t for _, t in window], index)
 
 
 def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str]:

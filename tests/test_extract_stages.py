@@ -91,3 +91,32 @@ def test_the_failure_stage_reads_the_whole_job(tmp_path: Path, n0: list[str], n1
     ex = extract(mine_job(logs, workers=1))
     assert "No space left" in ex.events[0].template
     assert ex.stage == stage
+
+
+@pytest.mark.parametrize(
+    ("lines", "root_index", "stage"),
+    [
+        # Real lines: hiyouga/LlamaFactory#5491 (NPU OOM while loading shards) and the
+        # bigscience tr1-13B chronicles (ECC error during the pipeline's backward pass).
+        (['  File "/usr/local/python3.10.13/lib/python3.10/site-packages/transformers/modeling_utils.py", '
+          'line 4415, in _load_pretrained_model',
+          "RuntimeError: NPU out of memory. Tried to allocate 386.00 MiB (NPU 2; 60.97 GiB total capacity)"],
+         1, "model_loading"),
+        (['  File "/gpfsssd/worksf/projects/rech/six/commun/code/tr1-13B/DeepSpeed-big-science/deepspeed/runtime/pipe/'
+          'engine.py", line 291, in train_batch',
+          '  File "/gpfswork/rech/six/commun/conda/tr1-13B/lib/python3.8/site-packages/torch/autograd/__init__.py", '
+          'line 145, in backward',
+          "RuntimeError: transform: failed to synchronize: cudaErrorECCUncorrectable: uncorrectable ECC error encountered"],
+         2, "training"),
+        # databrickslabs/dolly#139: the disk filled up inside torch.save.
+        (['2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee-a44c-4795-967c-7183a83b3160]   File '
+          '"/opt/conda/lib/python3.7/site-packages/torch/serialization.py", line 604, in _save',
+          "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee-a44c-4795-967c-7183a83b3160] OSError: "
+          "[Errno 28] No space left on device"], 1, "checkpoint"),
+        (["RuntimeError: something failed"], 0, None),
+    ],
+)
+def test_a_traceback_names_the_stage(lines: list[str], root_index: int, stage: str | None) -> None:
+    from agent.extract.stages import frame_stage
+
+    assert frame_stage(lines, root_index) == stage

@@ -44,6 +44,45 @@ _INIT = re.compile(
 
 WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_done")  # steps, not faults
 
+# A traceback names the function that failed. Without progress lines (a pasted excerpt)
+# the innermost frame with a stage's function says where the job was. Real frames:
+#   File ".../megatron/training.py", line 411, in train_step    (NVIDIA/Megatron-LM#119)
+#   File ".../torch/serialization.py", line 1040, in load       (model loading, torch.load)
+_FRAME = re.compile(r"""(?:File "[^"]*"|File <PATH>), line (?:\d+|<NUM>), in (?P<func>[\w<>.]+)""")
+_FRAME_STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("checkpoint", re.compile(r"(?i)^(save_checkpoint|_save_checkpoint|save_pretrained|save_model|save_state|_save)$")),
+    ("model_loading", re.compile(
+        r"(?i)^(load_checkpoint|_load_checkpoint|load_state_dict|from_pretrained|_load_pretrained_model|build_model|"
+        r"get_model|setup_model_and_optimizer|model_provider|load_model|_load_state_dict_into_model)$")),
+    ("data_loading", re.compile(
+        r"(?i)^(__getitem__|_next_data|_get_data|build_train_valid_test_datasets|build_dataset|_build_dataset|"
+        r"get_batch|_process_data|load_dataset|tokenize|_tokenize|preprocess\w*)$")),
+    ("training", re.compile(
+        r"(?i)^(backward|train_step|training_step|forward_backward\w*|train_batch|_inner_training_loop|"
+        r"train_epoch|optimizer_step|step|train)$")),
+    ("init", re.compile(
+        r"(?i)^(init_process_group|_init_process_group|initialize_distributed|_initialize_distributed|"
+        r"rendezvous|_create_c10d_store|init_distributed|initialize_megatron)$")),
+)
+FRAME_WINDOW = 120  # lines around the root searched for its traceback
+
+
+def frame_stage(lines: list[str], root_index: int) -> str | None:
+    """The stage a traceback names, from raw lines around the root (``lines[root_index]``):
+    the innermost frame before the root that names a stage's function, else one after it.
+    Raw lines, because Drain merges frames into one template and loses the function name."""
+    found: list[tuple[int, str]] = []
+    for i, text in enumerate(lines):
+        m = _FRAME.search(text)
+        if m is None:
+            continue
+        stage = next((st for st, rx in _FRAME_STAGES if rx.match(m.group("func"))), None)
+        if stage is not None:
+            found.append((i, stage))
+    before = [st for i, st in found if i <= root_index]
+    after = [st for i, st in found if i > root_index]
+    return before[-1] if before else (after[-1] if after else None)
+
 
 def stage_of_template(template: str) -> str | None:
     """The stage a message marks, or None when it marks none."""
