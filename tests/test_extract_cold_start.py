@@ -67,3 +67,22 @@ def test_an_exception_does_not_surface_an_error_printed_hundreds_of_lines_earlie
     assert "Could not open file" in root_text(tmp_path, stamped)
     far = dataclasses.replace(Weights(), surfacing_lines=10**6, tail_lines=10**9)
     assert "PMIX ERROR" in root_text(tmp_path, stamped, far)
+
+
+def test_an_unstamped_error_block_is_one_fault_speaking(tmp_path: Path) -> None:
+    # Real lines (hiyouga/LlamaFactory#3839), timestamps removed: the code line and the
+    # exception a line apart are one fault, even with no time to say "together".
+    lines = [
+        "RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64",
+        "EJ0001: Failed to initialize the HCCP process. Reason: Maybe the last training process is running.",
+        "        Solution: Wait for 10s after killing the last training process and try again.",
+    ]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "console.log").write_text("\n".join(lines) + "\n")
+    extraction = extract(mine_job(logs, workers=1))
+    texts = [e.template for e in extraction.events]
+    assert any("HCCL error in" in t for t in texts) and any("Failed to initialize the HCCP" in t for t in texts)
+    assert not any("Solution" in t for t in texts)
+    apart = extract(mine_job(logs, workers=1), None, None, dataclasses.replace(Weights(), companion_lines=0))
+    assert len(apart.events) == 1

@@ -31,6 +31,12 @@ from agent.extract import lexicon
         ("[frame <NUM>]: <PATH>(dali::FileStream::Open(std::string const&, bool, bool, bool)+<HEX>)", "", "context"),
         # Real line (bigscience-workshop/bigscience, gpt2-meg-ds-zero 1999616.out): srun after a cancel.
         ("srun: Job step aborted: Waiting up to <NUM> seconds for job step to finish.", "", "teardown"),
+        # Real line (hiyouga/LlamaFactory#5322): CANN indents the reasons under its TraceBack.
+        ("rtFftsPlusTaskLaunch execute failed, reason=[driver error:out of memory][FUNC:FuncErrorReason]"
+         "[FILE:error_message_manage.cc][LINE:<NUM>]",
+         "        rtFftsPlusTaskLaunch execute failed, reason=[driver error:out of memory][FUNC:FuncErrorReason]"
+         "[FILE:error_message_manage.cc][LINE:53]", "candidate"),
+        ("Solution: Close applications not in use.", "        Solution: Close applications not in use.", "context"),
         # A watchdog timeout that only says it timed out stays a wait.
         ("Watchdog caught collective operation timeout: CUDA error: timed out", "", "wait"),
     ],

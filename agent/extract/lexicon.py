@@ -61,6 +61,9 @@ CONTEXT = re.compile(
 # only in the raw text.
 RAW_CONTEXT = re.compile(r"^(\s{2,}\S|\s*File \")")
 
+# CANN's indented detail lines name the failing call and its source position.
+_CANN_DETAIL = re.compile(r"\b(failed|error)\b.{0,200}\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]", re.I)
+
 # Python exception lines ("RuntimeError: ...") are roots when nothing earlier explains them.
 EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|Fault)\b:?")
 
@@ -86,7 +89,10 @@ DEVICE_FAULT = re.compile(
 def role_of(template: str, raw: str = "") -> str:
     """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
     indentation that marks traceback source lines."""
-    if CONTEXT.search(template) or (raw and RAW_CONTEXT.search(raw)):
+    # An indented line is a traceback's source line, unless it reports a failure itself:
+    # CANN indents its TraceBack reasons ("        rtFftsPlusTaskLaunch execute failed,
+    # reason=[driver error:out of memory]", hiyouga/LlamaFactory#5322).
+    if CONTEXT.search(template) or (raw and RAW_CONTEXT.search(raw) and not _CANN_DETAIL.search(raw)):
         return "context"
     if DEVICE_FAULT.search(template):
         return "candidate"

@@ -189,6 +189,13 @@ def _root_of(
     return root, ["earliest novel event of the failure episode"]
 
 
+def _lines_apart(a: EventCandidate, b: EventCandidate, table: EventTable) -> float:
+    """How far apart two events first appear on the first node of ``a`` (inf if ``b`` is not there)."""
+    node = table.events[a.tid].first_node()
+    other = table.events[b.tid].per_node.get(node)
+    return abs(other.first_pos - table.events[a.tid].per_node[node].first_pos) if other is not None else math.inf
+
+
 def _companions(
     root: EventCandidate, roots_pool: list[EventCandidate], mined: MinedJob, table: EventTable, n_nodes: int, w: Weights
 ) -> list[tuple[EventCandidate, str]]:
@@ -209,6 +216,8 @@ def _companions(
             continue
         # Messages of one fault are printed together: next to the root in its node's log.
         gap = abs(e.first_ts - root.first_ts) if not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
+        if math.isinf(gap) and _lines_apart(root, e, table) <= w.companion_lines and lexicon.has_error_words(e.template):
+            gap = 0.0  # lines without a time: "together" is a few lines apart on the same node
         close = gap <= w.companion_seconds
         # A burst on the root's own node(s) in the same moment is one fault speaking.
         if (

@@ -117,6 +117,7 @@ class Weights:
     local_node_divisor: int = 2  # a root on at most half the nodes is local: its burst is one fault speaking
     companion_min_words: int = 3  # a companion must say more than a root needs to
     companion_seconds: float = 30.0  # messages of the same origin follow a root within this time
+    companion_lines: int = 6  # ... or, when lines carry no time, within this many lines (a CANN error block)
     burst_seconds: float = 2.0  # printed with the root in the same moment on its node(s)
     burst_min_score: float = 0.4  # a burst companion needs less than a follower
     companion_share: float = 0.5  # a follower scores at least this share of the root (and root_min_score)
