@@ -7,24 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from minedjobs import mine
 
 from agent.extract import Weights, extract
 from agent.extract.clock import estimate_skew, impute_times, synchronous_groups, with_times
 from agent.extract.progress import progress_templates
-from agent.mining import MinedJob, mine_job
+from agent.mining import MinedJob
 
 
 def hms(seconds: float) -> str:
     s = int(seconds)
     return f"2024-10-02 10:{s // 60 % 60:02d}:{s % 60:02d}"
-
-
-def mine(tmp_path: Path, per_node: dict[str, list[str]]) -> MinedJob:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    for node, lines in per_node.items():
-        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
-    return mine_job(logs, workers=1)
 
 
 UNSTAMPED = [f"INFO:train.py:214:main:step {s} | loss 2.0 | lr 3.0e-05" for s in range(1, 21)]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from minedjobs import mine
 
 from agent.extract import Weights
 from agent.extract.progress import (
@@ -18,19 +19,11 @@ from agent.extract.progress import (
     symptom_of,
 )
 from agent.extract.table import build_table
-from agent.mining import MinedJob, mine_job
+from agent.mining import MinedJob
 
 
 def hms(seconds: int) -> str:
     return f"2024-10-02 {10 + seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-
-
-def mine(tmp_path: Path, per_node: dict[str, list[str]]) -> MinedJob:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    for node, lines in per_node.items():
-        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
-    return mine_job(logs, workers=1)
 
 
 def steps(last: int, every: int = 10) -> list[str]:
