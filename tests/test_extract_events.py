@@ -31,7 +31,7 @@ CASES = [
     ("CUDA error: an illegal memory access was encountered", 4, True, NOVEL, 1.0 * 1.1 * 1.2, "candidate", "only on n2"),
     ("CUDA error: an illegal memory access was encountered", 4, True, RARE, 0.35 * 1.1 * 1.2, "candidate", "rare in normal jobs (20% of them)"),
     ("Watchdog caught collective operation timeout", 4, False, NOVEL, 1.0 * 1.0 * 1.2 * 0.8, "wait", "only on n2"),
-    ("Sending process 42 closing signal SIGTERM", 2, False, NOVEL, 1.0 * 0.35 * 0.8 * 0.3, "teardown", "only on n2"),
+    ("Sending process 42 closing signal SIGTERM", 2, False, NOVEL, 1.0 * 0.35 * 0.6 * 0.3, "teardown", "only on n2"),
     ("Traceback (most recent call last):", 0, True, NOVEL, 1.0 * 0.85 * 0.8 * 0.1, "context", "only on n2"),
     ("saving checkpoint at iteration 100 to /ckpt", 2, True, NOVEL, 1.0 * 0.85 * 0.8 * 1.0 * 0.3, "candidate",
      "a workflow step, not an error"),

@@ -53,6 +53,10 @@ def test_role_of(template: str, raw: str, role: str) -> None:
         ("GPU has fallen off the bus", True),
         ("loss is nan at step <NUM>", True),
         ("saving checkpoint at iteration <NUM>", False),
+        # Real line (mlcommons/training_results_v4.0, smc bert): words inside words are not failures.
+        ("heckpoints=<NUM>, allreduce_post_accumulation_fp16=False, do_train=True, exchange_padding=False", False),
+        ("the job hangs at iteration <NUM>", True),
+        ("link down on port <NUM>", True),
         ("iteration <NUM> | loss <NUM> | lr <NUM>", False),
     ],
 )

@@ -96,10 +96,20 @@ def score_event(
     elif share >= w.global_spread:
         reasons.append(f"on {len(stats.per_node)}/{n_nodes} nodes")
     score *= (w.level_factor if history else w.level_factor_no_history).get(stats.max_level, 1.0)
-    error_words = lexicon.has_error_words(template)
+    known: LibraryMatch | None = None
+    if library is not None and role == "candidate":
+        specific = [m for m in library.match([sample]) if not m.wrapper]  # a wrapper names no cause
+        best = max(specific, key=lambda m: m.confidence, default=None)
+        if best is not None and best.confidence >= w.library_min_confidence:
+            known = best
+    # A known fault's own message ("NET/IB : Got completion from peer ... status=12") says
+    # something failed as surely as the word "error" does.
+    error_words = lexicon.has_error_words(template) or known is not None
     if error_words:
         score *= w.error_words_factor
-    elif stats.max_level < WARNING_LEVEL or not history:
+    elif not history:
+        score *= w.no_error_words_factor_no_history
+    elif stats.max_level < WARNING_LEVEL:
         score *= w.no_error_words_factor
     score *= w.role_factor[role]
     if not history and lines_after > w.tail_lines:
@@ -107,14 +117,9 @@ def score_event(
         # a message the job went on logging long after is start-up noise, not the failure.
         score *= max(w.tail_floor, math.sqrt(w.tail_lines / lines_after))
         reasons.append(f"{lines_after} lines before the end of the log")
-    known: LibraryMatch | None = None
-    if library is not None and role == "candidate":
-        specific = [m for m in library.match([sample]) if not m.wrapper]  # a wrapper names no cause
-        best = max(specific, key=lambda m: m.confidence, default=None)
-        if best is not None and best.confidence >= w.library_min_confidence:
-            known = best
-            score *= w.library_boost
-            reasons.append(f"matches known fault pattern {best.id}")
+    if known is not None:
+        score *= w.library_boost
+        reasons.append(f"matches known fault pattern {known.id}")
     if stage_of_template(template) in WORKFLOW_STAGES and stats.max_level <= INFO_LEVEL and not error_words:
         score *= w.workflow_factor  # a new workflow step ("saving checkpoint ...") is not a fault by itself
         reasons.append("a workflow step, not an error")
@@ -134,8 +139,16 @@ def score_events(
     """Every kept event scored, in table order, and the library matches by event id."""
     scored: list[EventCandidate] = []
     known: dict[int, LibraryMatch] = {}
+    # The tail is the end of the file: a console's ranks share one, and each rank's own
+    # stream is short, so distance counts the file's lines, not the rank's.
+    file_end: dict[object, int] = {}
+    for log in mined.nodes.values():
+        if len(log):
+            file_end[log.source] = max(file_end.get(log.source, 0), int(log.lineno[-1]))
     for stats, verdict in kept:
-        lines_after = min(len(mined.nodes[n]) - 1 - s.last_pos for n, s in stats.per_node.items())
+        lines_after = min(
+            file_end.get(mined.nodes[n].source, 0) - int(mined.nodes[n].lineno[s.last_pos]) for n, s in stats.per_node.items()
+        )
         candidate, match = score_event(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
             history=history, library=library, lines_after=lines_after, weights=weights,

@@ -96,6 +96,8 @@ class Weights:
     role_factor: dict[str, float] = field(default_factory=_role_factor)  # consequences and context only lower a rank
     error_words_factor: float = 1.2  # words of failure break ties between equally novel events
     no_error_words_factor: float = 0.8  # an unlevelled or quiet line without such words says less
+    no_error_words_factor_no_history: float = 0.6  # without normal jobs, words of failure are the evidence left:
+    # a line that says nothing failed (an argument dump) cannot be the first sign while one that does exists
     library_min_confidence: float = 0.7  # family-level signatures (a bare error-code prefix) say too little
     library_boost: float = 1.25  # a line matching a confirmed fault pattern (checked first in deployment)
     workflow_factor: float = 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
