@@ -115,6 +115,7 @@ def parse(
 ) -> None:
     """Read a job's logs and mine message templates: nodes, lines, templates, timings."""
     from .mining import parse_job
+    from .render import escape_controls
 
     with _user_errors(), _progress(fmt is OutputFormat.text) as progress:
         summary = parse_job(job, top=top, workers=workers, progress=progress)
@@ -133,7 +134,7 @@ def parse(
     table.add_column("count", justify="right")
     table.add_column("template", overflow="fold")
     for tid, count, template in summary.top_templates:
-        table.add_row(str(tid), f"{count:,}", template.replace("[", "\\["))
+        table.add_row(str(tid), f"{count:,}", Text(escape_controls(template)))  # data, never markup
     out.print(table)
     nodes = summary.per_node_lines
     if nodes:

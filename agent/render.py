@@ -7,6 +7,7 @@ eaten as a style tag) and never interpreted.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Console
@@ -17,6 +18,30 @@ from rich.text import Text
 from .schema import Diagnosis
 
 MAX_LINES_PER_EVENT = 3
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def escape_controls(text: str) -> str:
+    """Log text is data: control characters (ESC, BEL, NUL, newlines in a name) become
+    visible ``\\xNN`` escapes, so a log line can never drive the terminal or forge a line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def displayable(d: Diagnosis) -> Diagnosis:
+    """A copy of ``d`` whose every string is safe to print (JSON needs none: it escapes itself)."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return escape_controls(value)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return Diagnosis.model_validate(walk(d.model_dump(by_alias=True)))
 
 
 def to_json(diagnosis: Diagnosis) -> str:
@@ -48,6 +73,7 @@ def _verdict(d: Diagnosis) -> Text:
 
 def render_terminal(d: Diagnosis, console: Console, verbose: bool = False) -> None:
     """The report an SRE reads at 3 a.m.: verdict first, then the evidence."""
+    d = displayable(d)
     console.print(Panel(_verdict(d), title=f"l4 diagnosis: {d.job}", title_align="left", border_style="red"))
     if d.events:
         console.print(Text("Evidence (failure-indicating events)", style="bold"))
@@ -90,6 +116,7 @@ def render_terminal(d: Diagnosis, console: Console, verbose: bool = False) -> No
 
 
 def to_markdown(d: Diagnosis) -> str:
+    d = displayable(d)
     lines = [f"# l4 diagnosis: `{d.job}`", ""]
     lines.append(f"- **Category:** {d.category}/{d.subcategory}")
     lines.append(f"- **Symptom:** {d.symptom}; **stage:** {d.stage}; **iterations:** {', '.join(map(str, d.iterations)) or 'n/a'}")
@@ -131,6 +158,7 @@ def ticket_title(d: Diagnosis) -> str:
 
 def ticket(d: Diagnosis, sources: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """A ticket summary as data (the JSON form of `l4 ticket`)."""
+    d = displayable(d)
     sources = sources or {}
     evidence = []
     for event in d.events[:3]:
@@ -163,6 +191,7 @@ def ticket(d: Diagnosis, sources: dict[str, list[str]] | None = None) -> dict[st
 
 def ticket_markdown(d: Diagnosis, sources: dict[str, list[str]] | None = None) -> str:
     """The ticket an SRE pastes into Jira or GitHub."""
+    d = displayable(d)
     t = ticket(d, sources)
     impact = t["impact"]
     verdict = t["verdict"]
