@@ -121,7 +121,7 @@ class _Out:
 @dataclass(frozen=True)
 class _NodeRef:
     source: SourceFile
-    stream_node: str  # the node name ingest gives its lines (mining may add "@file")
+    stream_node: str  # the node name ingest gives its lines (mining may qualify it with the file)
 
 
 class JobTools:
@@ -164,9 +164,7 @@ class JobTools:
             refs: dict[str, _NodeRef] = {}
             for name, log in self.mined.nodes.items():
                 source = sources[log.source]
-                suffix = f"@{source.path.name}"
-                stream = name[: -len(suffix)] if name.endswith(suffix) else name
-                refs[name] = _NodeRef(source, stream)
+                refs[name] = _NodeRef(source, log.stream or name)
             self._refs = refs
         return self._refs
 

@@ -255,9 +255,12 @@ class Miner:
         return miner
 
 
-def assign_templates(scans: Iterable[NodeScan], miner: Miner) -> dict[str, list[int]]:
-    """Template id of each unique key, per node (index aligned with ``NodeScan.keys``)."""
-    return {scan.node: [miner.classify(key) for key in scan.keys] for scan in scans}
+def assign_templates(scans: Iterable[NodeScan], miner: Miner) -> list[list[int]]:
+    """Template id of each unique key, per scan in order (aligned with ``NodeScan.keys``).
+
+    Per scan, not per node name: two console files of one job both hold a ``rank2``, and
+    one file's ids must never land on the other's lines."""
+    return [[miner.classify(key) for key in scan.keys] for scan in scans]
 
 
 # ------------------------------------------------------------------------ a whole job
@@ -336,18 +339,25 @@ def mine_job(
     t1 = time.perf_counter()
     miner = miner if miner is not None else Miner(base=base)
     key_ids = assign_templates((scan for _, scan in scanned), miner)
+    # A rank two files both hold (restarts, or a console beside rank2.log) is named with its
+    # file (CONTRACTS: slurm-117/rank3), so no file's lines are ever merged into another's.
+    sources_of = Counter(scan.node for _, scan in scanned if len(scan))
     nodes: dict[str, NodeLog] = {}
-    for source, scan in scanned:
+    for index, (source, scan) in enumerate(scanned):
         if not len(scan):
             continue
-        ids = np.asarray(key_ids[scan.node], dtype=np.int64)
+        ids = np.asarray(key_ids[index], dtype=np.int64)
         key_of_line = np.frombuffer(scan.key_of_line, dtype=np.int32)
         samples: dict[int, list[str]] = {}
         last_text: dict[int, str] = {}
         for key_index, tid in enumerate(ids.tolist()):
             samples.setdefault(tid, []).extend(scan.samples[key_index])
             last_text[tid] = scan.last_sample[key_index]
-        name = scan.node if scan.node not in nodes else f"{scan.node}@{source.path.name}"
+        name = scan.node
+        if sources_of[scan.node] > 1 and scan.node != source.node:
+            name = f"{source.node}/{scan.node}"
+        if name in nodes:
+            name = f"{name}@{source.path.name}"
         ts = np.frombuffer(scan.ts, dtype=np.float64).copy()
         finite = np.flatnonzero(~np.isnan(ts))
         if len(finite) and finite[0] > 0:
@@ -363,6 +373,7 @@ def mine_job(
             iteration=np.frombuffer(scan.iteration, dtype=np.int32).copy(),
             samples=samples,
             last_text=last_text,
+            stream=scan.node,
         )
     t2 = time.perf_counter()
     return MinedJob(job=job, miner=miner, nodes=nodes, timings={"read_and_mask": t1 - t0, "templates": t2 - t1})

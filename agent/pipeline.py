@@ -94,18 +94,20 @@ def _fill_texts(mined: MinedJob, wanted: dict[str, set[int]]) -> dict[tuple[str,
     """Raw text of selected lines, re-read from their files (stopping early per file)."""
     from .ingest import read_lines as _read
 
-    by_source: dict[Path, set[int]] = {}
+    by_source: dict[Path, dict[tuple[str, int], str]] = {}  # path -> (stream, line) -> node
     for node, lines in wanted.items():
         log = mined.nodes.get(node)
         if log is not None and lines:
-            by_source.setdefault(log.source, set()).update(lines)
+            stream = log.stream or node
+            by_source.setdefault(log.source, {}).update({(stream, n): node for n in lines})
     texts: dict[tuple[str, int], str] = {}
     sources = {s.path: s for s in mined.job.sources}
-    for path, lines in by_source.items():
-        last = max(lines)
+    for path, want in by_source.items():
+        last = max(n for _, n in want)
         for line in _read(sources[path], []):
-            if line.lineno in lines:
-                texts[(line.node, line.lineno)] = line.text
+            owner = want.get((line.node, line.lineno))
+            if owner is not None:
+                texts[(owner, line.lineno)] = line.text
             if line.lineno >= last:
                 break
     return texts
@@ -174,8 +176,9 @@ def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[Event
     if source is None:
         return None
     lo, hi = root.line - FRAME_WINDOW, root.line + FRAME_WINDOW
+    stream = log.stream or root.node if log is not None else root.node
     window = [(line.lineno, line.text) for line in read_lines(source, []) if lo <= line.lineno <= hi
-              and line.node == root.node]
+              and line.node == stream]
     index = next((i for i, (n, _) in enumerate(window) if n >= root.line), len(window) - 1)
     return frame_stage([t for _, t in window], index)
 

@@ -39,6 +39,7 @@ class NodeLog:
     iteration: np.ndarray  # int32, -1 none
     samples: dict[int, list[str]]  # template id -> a few raw texts
     last_text: dict[int, str]  # template id -> last raw text
+    stream: str = ""  # the node name ingest gives these lines in the file (``rank3``); ``node`` may qualify it
 
     def __len__(self) -> int:
         return len(self.lineno)

@@ -84,3 +84,20 @@ def test_parallel_and_sequential_mining_agree(tmp_path: Path, monkeypatch: pytes
         par_templates = [parallel.miner.template(t) for t in other.template.tolist()]
         assert seq_templates == par_templates
     assert len(sequential.template_counts()) == 2
+
+
+def test_two_consoles_of_one_job_keep_their_own_ranks_and_lines(tmp_path: Path) -> None:
+    # Reliability probe I16b: restarts leave two consoles that both hold rank0/rank1 with
+    # different messages; one file's template ids must never land on the other's lines.
+    a = [f"[rank{r}]: 2024-05-12 11:00:{i:02d} INFO step{i % 20}kind message variant {chr(65 + i % 20) * 3} rank {r}"
+         for i in range(60) for r in range(2)]
+    b = [f"[rank{r}]: 2024-05-12 11:10:{i:02d} INFO iteration {i} loss 2.5 rank {r}" for i in range(60) for r in range(2)]
+    b.append("[rank1]: 2024-05-12 11:11:00 ERROR RuntimeError: CUDA error: an illegal memory access was encountered")
+    (tmp_path / "slurm-1.out").write_text("\n".join(a) + "\n")
+    (tmp_path / "slurm-2.out").write_text("\n".join(b) + "\n")
+    mined = mine_job(tmp_path, workers=1)
+    assert sorted(mined.nodes) == ["slurm-1/rank0", "slurm-1/rank1", "slurm-2/rank0", "slurm-2/rank1"]
+    log = mined.nodes["slurm-2/rank1"]
+    last = mined.miner.template(int(log.template[-1]))
+    assert "illegal memory access" in last and int(log.lineno[-1]) == 121 and log.stream == "rank1"
+    assert not any("illegal memory access" in mined.miner.template(int(t)) for t in mined.nodes["slurm-1/rank1"].template)
