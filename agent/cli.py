@@ -255,12 +255,14 @@ def _diagnosis(
     from .reasoners import get_reasoner
 
     chosen = get_reasoner(reasoner.value, **({"redact": False} if no_redact else {}))
-    key = cache.job_key(job, normal_jobs=normal, setting=setting, reasoner=f"{chosen.name}|top={top}")
+    identity = "|".join(str(getattr(chosen, attr, "")) for attr in ("name", "model", "base_url"))
+    key = cache.job_key(job, normal_jobs=normal, setting=setting, reasoner=f"{identity}|top={top}")
     if not no_cache:
         cached = cache.load(key)
         if cached is not None:
             err.print(f"(cached diagnosis of {job}; --no-cache to redo it)", style="dim", markup=False)
-            return cached, None
+            _print_warnings(cached.warnings)
+            return cached.diagnosis, None
     analysis = analyze(
         job, normal_jobs=normal or None, setting=setting, top=top, workers=workers, progress=progress, reasoner=chosen
     )
@@ -268,7 +270,12 @@ def _diagnosis(
     redacted = getattr(chosen, "redacted_count", None)
     if redacted is not None and chosen.name != "offline":
         err.print(f"Redacted {redacted} item(s) before sending to the LLM.", style="dim", markup=False)
-    cache.save(key, analysis.diagnosis)
+    # A fallback (the endpoint failed, the offline verdict was used) is never cached:
+    # the next call must try the endpoint again.
+    if analysis.diagnosis.reasoner == chosen.name:
+        problem = cache.save(key, analysis.diagnosis, analysis.warnings)
+        if problem:
+            _print_warnings([problem])
     return analysis.diagnosis, analysis
 
 

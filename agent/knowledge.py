@@ -36,6 +36,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -833,7 +834,15 @@ class KnowledgeBase:
         if self._docs is not None and self._bm25 is not None:
             return
         if not self._ready_marker.is_file():
-            self.build()
+            try:
+                self.build()
+            except OSError as exc:  # L4_HOME is read-only or not a folder: index in a temp folder
+                fallback = Path(tempfile.mkdtemp(prefix="l4-kb-")) / self.path.name
+                note = (f"L4_HOME ({l4_home()}) is not writable ({exc.strerror or exc}); the knowledge index "
+                        f"was built in {fallback.parent} for this run only. Set L4_HOME to a writable folder.")
+                self.path = fallback
+                self.build()
+                self.warnings.append(note)
         try:
             raw = json.loads((self.path / "docs.json").read_text())
             self._docs = {d["id"]: KnowledgeDoc.model_validate(d) for d in raw}

@@ -7,10 +7,14 @@ counts. ``extract.crossjob`` judges a failed job's events against the profile lo
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import re
 import shutil
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -49,10 +53,29 @@ def _pool_dir(setting: str) -> Path:
     return l4_home() / "normal" / setting
 
 
+@contextlib.contextmanager
+def _locked(setting: str, exclusive: bool) -> Iterator[None]:
+    """A per-setting lock, so two `l4 normal add` never lose each other's job. The lock file
+    sits beside the pool folder: removing a pool must not remove the lock it holds."""
+    root = l4_home() / "normal"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".{setting}.lock", "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as tmp:
+        tmp.write(data)
+    os.replace(tmp.name, path)
+
+
 def save_profile(profile: NormalProfile) -> Path:
     folder = _pool_dir(profile.setting)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "miner.bin").write_bytes(profile.miner.dumps())
     payload = [
         {
             "job": j.job,
@@ -63,31 +86,49 @@ def save_profile(profile: NormalProfile) -> Path:
         }
         for j in profile.jobs
     ]
-    (folder / "jobs.json").write_text(json.dumps(payload, indent=1))
+    _write_atomically(folder / "miner.bin", profile.miner.dumps())
+    _write_atomically(folder / "jobs.json", json.dumps(payload, indent=1).encode("utf-8"))
     return folder
 
 
 def load_profile(setting: str) -> NormalProfile | None:
+    """The stored pool of ``setting``, or None; a damaged pool is an error that says what to delete."""
+    with _locked(setting, exclusive=False):
+        return _read_profile(setting)
+
+
+def _read_profile(setting: str) -> NormalProfile | None:
     folder = _pool_dir(setting)
     if not (folder / "miner.bin").is_file():
         return None
-    miner = Miner.loads((folder / "miner.bin").read_bytes())
-    jobs = [
-        JobCounts(
-            job=j["job"],
-            nodes=j["nodes"],
-            lines=j["lines"],
-            counts={int(k): v for k, v in j["counts"].items()},
-            max_per_node={int(k): v for k, v in j["max_per_node"].items()},
-        )
-        for j in json.loads((folder / "jobs.json").read_text())
-    ]
+    try:
+        miner = Miner.loads((folder / "miner.bin").read_bytes())
+        jobs = [
+            JobCounts(
+                job=j["job"],
+                nodes=j["nodes"],
+                lines=j["lines"],
+                counts={int(k): v for k, v in j["counts"].items()},
+                max_per_node={int(k): v for k, v in j["max_per_node"].items()},
+            )
+            for j in json.loads((folder / "jobs.json").read_text())
+        ]
+    except Exception as exc:  # pickle, JSON, a missing or truncated file: all mean "damaged"
+        raise InputError(
+            f"the normal-job pool of {setting!r} at {folder} is damaged ({type(exc).__name__}: {exc})",
+            f"remove it with `l4 normal remove {setting}` (or delete the folder) and add its jobs again",
+        ) from None
     return NormalProfile(setting=setting, miner=miner, jobs=jobs)
 
 
 def add_normal_job(setting: str, job: Path, workers: int | None = None) -> NormalProfile:
     """Add a successful job to the pool of a setting (re-learning the pool's templates)."""
-    existing = load_profile(setting)
+    with _locked(setting, exclusive=True):
+        return _add(setting, job, workers)
+
+
+def _add(setting: str, job: Path, workers: int | None) -> NormalProfile:
+    existing = _read_profile(setting)
     paths = [Path(j.job) for j in existing.jobs] if existing else []
     job = job.resolve()
     if job in paths:
@@ -107,23 +148,34 @@ def list_pools() -> list[tuple[str, list[JobCounts]]]:
     root = l4_home() / "normal"
     if not root.is_dir():
         return []
-    pools = []
+    pools: list[tuple[str, list[JobCounts]]] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        profile = load_profile(folder.name)
+        try:
+            profile = load_profile(folder.name)
+        except InputError:  # listed, so the user sees it and can remove it
+            pools.append((f"{folder.name} (damaged: `l4 normal remove {folder.name}`)", []))
+            continue
         if profile is not None:
             pools.append((folder.name, profile.jobs))
     return pools
 
 
 def remove_normal(setting: str, job: Path | None = None) -> int:
-    """Remove one job from a pool, or the whole pool; returns the jobs left."""
+    """Remove one job from a pool, or the whole pool (even a damaged one); returns the jobs left."""
+    with _locked(setting, exclusive=True):
+        return _remove(setting, job)
+
+
+def _remove(setting: str, job: Path | None) -> int:
     folder = _pool_dir(setting)
-    profile = load_profile(setting)
-    if profile is None:
-        raise InputError(f"no normal-job pool named {setting!r}", "see `l4 normal list`")
     if job is None:
+        if not folder.is_dir():
+            raise InputError(f"no normal-job pool named {setting!r}", "see `l4 normal list`")
         shutil.rmtree(folder)
         return 0
+    profile = _read_profile(setting)
+    if profile is None:
+        raise InputError(f"no normal-job pool named {setting!r}", "see `l4 normal list`")
     target = job.resolve()
     keep = [Path(j.job) for j in profile.jobs if Path(j.job) != target]
     if len(keep) == len(profile.jobs):

@@ -53,3 +53,22 @@ def test_llm_outage_falls_back_to_offline(demo: Path, monkeypatch: pytest.Monkey
         assert data["reasoner"] == "offline"
         assert data["category"] == "hardware" and data["events"]
         assert "used the offline verdict" in result.stderr
+
+
+def test_an_outage_fallback_is_never_cached(demo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("L4_HOME", str(tmp_path / "home"))
+    answer = {
+        "category": "hardware", "subcategory": "accelerator", "root_cause": "GPU memory failed on node-03.",
+        "remediation": ["Drain node-03."], "collect_next": [], "confidence": 0.8, "faulty_nodes": ["node-03"],
+        "knowledge": [],
+    }  # fmt: skip
+    with StubOpenAI() as stub:
+        stub.enqueue(Reply.fail(500), Reply.fail(500), Reply.fail(500), Reply.fail(500))
+        monkeypatch.setenv("L4_BASE_URL", stub.base_url)
+        monkeypatch.setenv("L4_MODEL", "stub-model")
+        first = CliRunner().invoke(app, ["diagnose", str(demo), "--format", "json"])
+        assert json.loads(first.stdout)["reasoner"] == "offline"
+        stub.enqueue(Reply.json(answer))
+        second = CliRunner().invoke(app, ["diagnose", str(demo), "--format", "json"])
+        assert second.exit_code == 0, second.output
+        assert json.loads(second.stdout)["reasoner"].startswith("llm:")  # the endpoint was tried again
