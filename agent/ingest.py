@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import gzip
+import os
 import re
 import zlib
 from collections import Counter
@@ -147,11 +148,18 @@ def _unique_names(paths: list[Path], root: Path) -> list[str]:
             return [str(p.relative_to(root)) for p in paths]
 
 
+def _encoding(path: Path) -> str:
+    """UTF-16 when the file starts with its byte-order mark (Windows tools write logs so), else UTF-8."""
+    head = _sniff(path, 2)
+    return "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+
+
 def _open_text(path: Path):
     # newline="\n": physical lines end at LF only, so line numbers match `wc -l`/editors.
+    encoding = _encoding(path)
     if path.name.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
-    return path.open("r", encoding="utf-8", errors="replace", newline="\n")
+        return gzip.open(path, "rt", encoding=encoding, errors="replace", newline="\n")
+    return path.open("r", encoding=encoding, errors="replace", newline="\n")
 
 
 def _sniff(path: Path, size: int = SNIFF_BYTES) -> bytes:
@@ -166,13 +174,17 @@ def _sniff(path: Path, size: int = SNIFF_BYTES) -> bytes:
 
 
 def looks_binary(head: bytes) -> bool:
-    """NUL bytes or mostly control bytes mean this is not a text log."""
+    """Mostly control bytes mean this is not a text log. NUL bytes alone do not: logrotate's
+    copytruncate leaves a run of NULs before the text, and UTF-16 logs are half NULs."""
     if not head:
         return False
-    if b"\x00" in head:
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return False
+    text = head.replace(b"\x00", b"")
+    if not text:
         return True
-    control = sum(1 for b in head if b < 9 or 13 < b < 32)
-    return control / len(head) > 0.1
+    control = sum(1 for b in text if b < 9 or 13 < b < 32)
+    return control / len(text) > 0.1
 
 
 def _detect_console(path: Path) -> ConsoleFormat | None:
@@ -202,6 +214,32 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
     return None
 
 
+def _walk(root: Path, warnings: list[str]) -> Iterator[Path]:
+    """Every file below ``root``, following directory links once each (node folders are often
+    links into shared storage), iteratively (no recursion limit on deep trees)."""
+    seen: set[tuple[int, int]] = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            st = folder.stat()
+            if (st.st_dev, st.st_ino) in seen:
+                continue  # a link loop, or a folder reached twice
+            seen.add((st.st_dev, st.st_ino))
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            warnings.append(f"{folder}: not readable ({exc.strerror or exc}), skipped")
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=True):
+                    stack.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=True):
+                    yield Path(entry.path)
+            except OSError:
+                warnings.append(f"{entry.path}: not readable, skipped")
+
+
 def open_job(job: Path | str) -> Job:
     """Discover the log files of a job directory or single file."""
     root = Path(job)
@@ -212,7 +250,7 @@ def open_job(job: Path | str) -> Job:
         paths = [root]
         base = root.parent
     else:
-        paths = sorted(p for p in root.rglob("*") if p.is_file() and _is_log_file(p))
+        paths = sorted(p for p in _walk(root, warnings) if _is_log_file(p))
         base = root
         if not paths:
             raise InputError(
@@ -322,12 +360,16 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
     last_ts: dict[str, float | None] = {}
     console = source.console
     clipped = 0
+    nul_lines = 0
     lineno = 0
     try:
         with _open_text(source.path) as fh:
             for raw in fh:
                 lineno += 1
                 text = raw.rstrip("\r\n")
+                if "\x00" in text:  # logrotate copytruncate pads with NULs: drop them, keep the text
+                    nul_lines += 1
+                    text = text.replace("\x00", "")
                 if len(text) > MAX_LINE_CHARS:
                     clipped += 1
                     text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
@@ -353,3 +395,5 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
         warnings.append(f"{source.path}: read error after line {lineno} ({exc}); kept what was read")
     if clipped:
         warnings.append(f"{source.path}: {clipped} line(s) longer than {MAX_LINE_CHARS} chars were clipped")
+    if nul_lines:
+        warnings.append(f"{source.path}: NUL bytes removed from {nul_lines} line(s) (a file truncated while written?)")

@@ -161,3 +161,28 @@ def test_syslog_and_glog_timestamps_parse() -> None:
 )
 def test_levels(text: str, level: str | None) -> None:
     assert parse_level(text) == level
+
+
+def test_nul_padding_utf16_symlinks_and_deep_trees_are_read(tmp_path: Path) -> None:
+    """Probe I10/I11e/I14d: logrotate NULs, a UTF-16 log, a linked node folder and a deep tree."""
+    import os as _os
+
+    from agent.ingest import open_job
+
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "a.log").write_bytes(b"\x00" * 100 + b"2024-05-12 10:00:00 ERROR RuntimeError: boom\n")
+    (job / "b.log").write_bytes("2024-05-12 10:00:01 INFO hello\n".encode("utf-16"))
+    elsewhere = tmp_path / "shared" / "node-9"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "c.log").write_text("2024-05-12 10:00:02 INFO linked\n")
+    _os.symlink(elsewhere, job / "node-9")
+    deep = job
+    for i in range(300):
+        deep = deep / f"d{i}"
+    deep.mkdir(parents=True)
+    (deep / "d.log").write_text("2024-05-12 10:00:03 INFO deep\n")
+    opened = open_job(job)
+    texts = {line.text.split(" ", 2)[-1] for s in opened.sources for line in opened.lines(s)}
+    assert {"ERROR RuntimeError: boom", "INFO hello", "INFO linked", "INFO deep"} <= texts
+    assert any("NUL bytes removed" in w for w in opened.warnings)
