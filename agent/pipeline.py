@@ -363,6 +363,22 @@ def analyze(
     )
 
 
-def diagnose(job_path: Path | str, **kwargs: object) -> Diagnosis:
-    """The public entry point: a job's logs in, a ``Diagnosis`` out."""
-    return analyze(job_path, **kwargs).diagnosis  # type: ignore[arg-type]
+def diagnose(
+    job_path: Path | str,
+    *,
+    normal_jobs: list[Path] | None = None,
+    setting: str | None = None,
+    top: int = 10,
+    workers: int | None = None,
+    reasoner: str | Reasoner = "auto",
+) -> Diagnosis:
+    """The public entry point: a job's logs in, a ``Diagnosis`` out, with the CLI's defaults.
+
+    ``normal_jobs``: successful jobs of the same setting to compare with; ``setting``: use the
+    stored pool of that setting instead; ``top``: at most this many events; ``reasoner``:
+    ``auto`` (an LLM when an endpoint is configured, else offline), ``offline``, ``llm``, or
+    a ``Reasoner`` object.
+    """
+    return analyze(
+        job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers, reasoner=reasoner
+    ).diagnosis
