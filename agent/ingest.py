@@ -52,6 +52,8 @@ CONSOLE_FORMATS = (
     ConsoleFormat("mpirun", _MPI_PREFIX),
     ConsoleFormat("srun", _SRUN_PREFIX),
 )
+# Bracketed rank prefixes cannot be mistaken for text, so a console accepts them in any style.
+_BRACKETED_PREFIX = re.compile(rf"{_TORCHRUN_PREFIX.pattern}|{_MPI_PREFIX.pattern}")
 # srun's "3: " is easier to confuse with ordinary text, so each rank must recur too.
 _CONSOLE_MIN_SHARE = {"torchrun": 0.1, "mpirun": 0.1, "srun": 0.3}  # launcher preambles can dominate short logs
 _CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3}
@@ -207,11 +209,15 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
         pass
     if not total:
         return None
-    for fmt in CONSOLE_FORMATS:
-        recurring = [r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]
-        if len(recurring) >= 2 and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name]:
-            return fmt
-    return None
+    qualified = [
+        fmt for fmt in CONSOLE_FORMATS
+        if len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
+        and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name]
+    ]
+    if len(qualified) <= 1:
+        return qualified[0] if qualified else None
+    # Several styles in one console (srun -l around torchrun's [defaultN]:): split on each.
+    return ConsoleFormat("+".join(f.name for f in qualified), re.compile("|".join(f.pattern.pattern for f in qualified)))
 
 
 def _walk(root: Path, warnings: list[str]) -> Iterator[Path]:
@@ -375,9 +381,11 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
                     text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
                 node = source.node
                 if console is not None:
-                    m = console.pattern.match(text)
+                    # Launchers mix styles in one console (torchrun's [defaultN]: beside [rankN]:
+                    # from the program, srun -l's "N: " around both): any bracketed style counts.
+                    m = console.pattern.match(text) or _BRACKETED_PREFIX.match(text)
                     if m:
-                        node = f"rank{int(m.group(1))}"
+                        node = f"rank{int(next(g for g in m.groups() if g is not None))}"
                         text = text[m.end() :]
                 clock = clocks.get(node)
                 if clock is None:

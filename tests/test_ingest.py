@@ -186,3 +186,18 @@ def test_nul_padding_utf16_symlinks_and_deep_trees_are_read(tmp_path: Path) -> N
     texts = {line.text.split(" ", 2)[-1] for s in opened.sources for line in opened.lines(s)}
     assert {"ERROR RuntimeError: boom", "INFO hello", "INFO linked", "INFO deep"} <= texts
     assert any("NUL bytes removed" in w for w in opened.warnings)
+
+
+def test_a_console_mixing_prefix_styles_is_split_on_each(tmp_path: Path) -> None:
+    """Probe I17: srun -l's "N: " around torchrun's "[defaultN]:" and the program's "[rankN]:"."""
+    from agent.ingest import open_job
+
+    lines = []
+    for i in range(30):
+        for r in range(4):
+            lines.append([f"[rank{r}]: ", f"[default{r}]: ", f"{r}: "][i % 3] + f"2024-05-12 11:00:{i:02d} INFO iteration {i}")
+    lines.append("3: 2024-05-12 11:02:00 ERROR RuntimeError: CUDA error: an illegal memory access was encountered")
+    (tmp_path / "console.log").write_text("\n".join(lines) + "\n")
+    job = open_job(tmp_path)
+    nodes = {line.node for s in job.sources for line in job.lines(s)}
+    assert nodes == {"rank0", "rank1", "rank2", "rank3"}
