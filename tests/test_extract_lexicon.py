@@ -29,6 +29,7 @@ from agent.extract import lexicon
         ("Exception raised from c10_cuda_check_implementation at <PATH>:<NUM> (most recent call first):", "", "context"),
         # Real lines (mlcommons/training_results_v4.0, Oracle resnet log): a C++ backtrace.
         ("[frame <NUM>]: <PATH>(dali::FileStream::Open(std::string const&, bool, bool, bool)+<HEX>)", "", "context"),
+        ("Stacktrace (<NUM> entries):", "Stacktrace (52 entries):", "context"),  # same DALI log, above the frames
         # Real line (bigscience-workshop/bigscience, gpt2-meg-ds-zero 1999616.out): srun after a cancel.
         ("srun: Job step aborted: Waiting up to <NUM> seconds for job step to finish.", "", "teardown"),
         # Real line (hiyouga/LlamaFactory#5322): CANN indents the reasons under its TraceBack.
