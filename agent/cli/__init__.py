@@ -1,0 +1,153 @@
+"""The `l4` command line: parse arguments, call the library, render. Nothing else.
+
+This is the only package that exits. Heavy modules are imported inside commands so that
+`l4 --help` starts fast. Results go to stdout, progress and warnings to stderr.
+
+This module holds what every command shares: the typer `app`, the consoles, the error
+boundary, the progress bar and the common options. The commands live in one module per
+group (`diagnose`, `corpus`, `kb`, `normal`, `library`) and are registered at the bottom,
+in the order `l4 --help` lists them.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from .. import __version__
+from ..errors import AgentError
+
+app = typer.Typer(
+    name="l4",
+    help="Tells you why a distributed LLM training job failed, from its logs.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _fail(message: str, code: int = 1) -> None:
+    err.print(f"Error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn library errors into one line on stderr and exit 1."""
+    try:
+        yield
+    except AgentError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        err.print("Interrupted.")
+        raise typer.Exit(130) from None
+
+
+@contextmanager
+def _progress(enabled: bool = True) -> Iterator[Any]:
+    """A progress bar on stderr; yields a callback ``(stage, done, total)``."""
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        err.print(f"warning: {warning}", markup=False, style="yellow")
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        out.print(f"l4 {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More log output on stderr (-vv for debug).")] = 0,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for noisy in ("httpx", "openai", "chromadb", "drain3", "bm25s", "langchain"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+
+
+# ----------------------------------------------------------------------- shared options
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+class ReasonerChoice(str, Enum):
+    auto = "auto"
+    offline = "offline"
+    llm = "llm"
+
+
+JobArg = Annotated[
+    Path, typer.Argument(help="The failed job: a directory of per-node/per-rank logs (recursive, .gz ok) or one log file.")
+]
+SettingOpt = Annotated[str | None, typer.Option(help="Compare with the stored normal jobs of this setting (see `l4 normal`).")]
+NormalOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--normal", help="A successful job of the same setting to compare with (repeatable); overrides --setting's pool."),
+]
+ReasonerOpt = Annotated[
+    ReasonerChoice,
+    typer.Option(help="offline (rules + knowledge), llm (OpenAI-compatible endpoint), auto (llm when configured)."),
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Diagnose again even if a cached diagnosis exists.")]
+NoRedactOpt = Annotated[bool, typer.Option("--no-redact", help="Send log text to the LLM without redacting secrets (not recommended).")]
+
+
+def main() -> None:
+    app()
+
+
+# Imported last: the command modules use the names above. Commands are registered here, not
+# where they are defined, so that `l4 --help` keeps one deliberate order.
+from . import corpus, diagnose, kb, library, normal  # noqa: E402
+
+for _command in (
+    corpus.parse, corpus.synth, diagnose.diagnose, diagnose.ticket, diagnose.ask, diagnose.chat, corpus.bench, corpus.demo
+):
+    app.command()(_command)
+app.add_typer(normal.normal_app, name="normal")
+app.add_typer(kb.kb_app, name="kb")
+app.add_typer(library.library_app, name="library")
