@@ -175,10 +175,15 @@ def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[Event
     source = next((s for s in mined.job.sources if log is not None and s.path == log.source), None)
     if source is None:
         return None
+    assert log is not None  # a source was found for it
     lo, hi = root.line - FRAME_WINDOW, root.line + FRAME_WINDOW
-    stream = log.stream or root.node if log is not None else root.node
-    window = [(line.lineno, line.text) for line in read_lines(source, []) if lo <= line.lineno <= hi
-              and line.node == stream]
+    stream = log.stream or root.node
+    window: list[tuple[int, str]] = []
+    for line in read_lines(source, []):
+        if line.lineno > hi:
+            break  # the traceback is near the root: never read the rest of a large file
+        if line.lineno >= lo and line.node == stream:
+            window.append((line.lineno, line.text))
     index = next((i for i, (n, _) in enumerate(window) if n >= root.line), len(window) - 1)
     return frame_stage([t for _, t in window], index)
 
