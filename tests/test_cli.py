@@ -179,3 +179,17 @@ def test_wheel_contains_prompts_knowledge_and_vocab(tmp_path: Path) -> None:
     assert any(n.startswith("agent/_data/knowledge/cuda/") for n in names)
     assert any(n.startswith("agent/_data/prompts/") and n.endswith("diagnose.md") for n in names)
     assert "agent/_vocab/vocab.txt" in names
+
+
+def test_bad_arguments_get_one_line_errors_not_tracebacks(tmp_path: Path) -> None:
+    """Probe A10 and the argument checks: --top 0, an unknown --stack, --out into a missing folder."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "w.log").write_text("2024-05-12 10:00:05 ERROR RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    runner = CliRunner()
+    env = {"L4_HOME": str(tmp_path / "home")}
+    assert runner.invoke(app, ["diagnose", str(logs), "--top", "0"], env=env).exit_code == 2
+    stack = runner.invoke(app, ["kb", "search", "x", "--stack", "gpu"], env=env)
+    assert stack.exit_code == 2 and "unknown stack" in stack.stderr
+    ticket = runner.invoke(app, ["ticket", str(logs), "--out", str(tmp_path / "no" / "such" / "t.md")], env=env)
+    assert ticket.exit_code == 1 and "cannot write" in ticket.stderr and "Traceback" not in ticket.output

@@ -24,7 +24,7 @@ from . import OutputFormat, ReportFormat, _fail, _print_warnings, _progress, _us
 
 def parse(
     job: Annotated[Path, typer.Argument(help="A job: a directory of per-node/per-rank logs (recursive, .gz ok) or one log file.")],
-    top: Annotated[int, typer.Option(help="How many of the most frequent templates to show.")] = 10,
+    top: Annotated[int, typer.Option(min=1, help="How many of the most frequent templates to show.")] = 10,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")] = OutputFormat.text,
     workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
 ) -> None:
@@ -164,7 +164,10 @@ def bench(
     else:
         text = None
     if out_file is not None:
-        out_file.write_text(text if text is not None else report.to_markdown())
+        try:
+            out_file.write_text(text if text is not None else report.to_markdown())
+        except OSError as exc:
+            _fail(f"cannot write {out_file} ({exc.strerror or exc}) — give a writable path for --out")
     if text is not None:
         sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
         return

@@ -23,6 +23,7 @@ from . import (
     ReasonerOpt,
     ReportFormat,
     SettingOpt,
+    _fail,
     _print_warnings,
     _progress,
     _user_errors,
@@ -79,7 +80,7 @@ def diagnose(
     normal: NormalOpt = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (report), json (CONTRACTS.md) or markdown.")] = ReportFormat.text,
     reasoner: ReasonerOpt = ReasonerChoice.auto,
-    top: Annotated[int, typer.Option(help="At most this many events in the output.")] = 10,
+    top: Annotated[int, typer.Option(min=1, help="At most this many events in the output.")] = 10,
     workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
     all_lines: Annotated[bool, typer.Option("--all-lines", help="Show every occurrence in the text report.")] = False,
     no_cache: NoCacheOpt = False,
@@ -127,7 +128,10 @@ def ticket(
         else render.ticket_markdown(diagnosis, sources)
     )
     if out_file is not None:
-        out_file.write_text(text, encoding="utf-8")
+        try:
+            out_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _fail(f"cannot write {out_file} ({exc.strerror or exc}) — give a writable path, or leave out --out to print it")
         err.print(f"Wrote {out_file}", markup=False)
     else:
         sys.stdout.write(text)

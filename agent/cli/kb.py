@@ -48,7 +48,7 @@ def kb_build(
 @kb_app.command("search")
 def kb_search(
     query: Annotated[str, typer.Argument(help="A raw log line or a question.")],
-    top: Annotated[int, typer.Option(help="How many results.")] = 5,
+    top: Annotated[int, typer.Option(min=1, help="How many results.")] = 5,
     stack: Annotated[str | None, typer.Option(help="Only docs for this stack: ascend, cuda (docs for any stack are always kept).")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json (CONTRACTS.md).")] = OutputFormat.text,
     knowledge_dir: KnowledgeDirOpt = None,
@@ -57,6 +57,10 @@ def kb_search(
     """Search the knowledge base: signature matches first, then BM25 and semantic retrieval fused."""
     from ..knowledge import KnowledgeBase
 
+    if stack not in (None, "cuda", "ascend", "any"):
+        _fail(f"unknown stack {stack!r} — use ascend, cuda or any", 2)
+    if stack not in (None, "cuda", "ascend", "any"):
+        _fail(f"unknown stack {stack!r} — use ascend, cuda or any", 2)
     with _user_errors():
         kb = KnowledgeBase.open(knowledge_dir, embedder.value)
         if not kb.is_built():
