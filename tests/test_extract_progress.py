@@ -123,3 +123,20 @@ def _timeline(has_training: bool, hang: bool = False, slowdown: bool = False) ->
 )
 def test_symptom_of(timeline: Timeline, fatal: bool, symptom: str) -> None:
     assert symptom_of(timeline, fatal) == symptom
+
+
+def test_a_single_progress_line_in_an_excerpt_is_never_an_event(tmp_path: Path) -> None:
+    # Real lines (bigscience tr1-13B chronicles): one Megatron iteration line, then the crash.
+    from agent.extract import extract
+    from agent.extract.progress import progress_reports
+
+    lines = [
+        "iteration    43680/  311541 | consumed samples:     25709904 | elapsed time per iteration (ms): 25593.4 | "
+        "learning rate: 9.135E-05 | global batch size:  1024 | lm loss: 2.512523E+00 | loss scale: 262144.0 | "
+        "number of skipped iterations:   0 | number of nan iterations:   0 |",
+        "RuntimeError: transform: failed to synchronize: cudaErrorECCUncorrectable: uncorrectable ECC error encountered",
+    ]
+    mined = mine(tmp_path, {"console": lines})
+    assert len(progress_reports(mined)) == 1
+    root = extract(mined).events[0].template
+    assert "uncorrectable ECC" in root

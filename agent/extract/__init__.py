@@ -61,7 +61,7 @@ def extract(
     mined = clock.with_times(mined, clock.impute_times(mined, w))
     table = build_table(mined, clock.estimate_skew(mined, progress_tids, w))
     n_nodes = len(table.node_names)
-    kept = events.kept_events(table, profile, progress_tids, w)
+    kept = events.kept_events(table, profile, progress_tids | progress.progress_reports(mined), w)
     timeline = progress.build_timeline(mined, table, progress_tids, w)
     timeline = root.episode(mined, table, timeline, progress_tids, kept, w)
     history = profile is not None and bool(profile.jobs)

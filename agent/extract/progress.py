@@ -33,6 +33,20 @@ class Progress:
     ts: np.ndarray
 
 
+def progress_reports(mined: MinedJob) -> set[int]:
+    """Templates that report progress however rarely printed: an iteration number beside two
+    or more progress figures (loss, lr, elapsed time...). An excerpt may hold one such line;
+    it says the job was training, never that it failed (Megatron's even counts "nan iterations: 0").
+    Real line (bigscience tr1-13B chronicles): "iteration 43680/ 311541 | consumed samples:
+    25709904 | elapsed time per iteration (ms): 25593.4 | learning rate: 9.135E-05 | ..." """
+    found: set[int] = set()
+    for log in mined.nodes.values():
+        for tid in np.unique(log.template[log.iteration >= 0]).tolist():
+            if tid not in found and len(set(_PROGRESS_HINT.findall(mined.miner.template(tid)))) >= 2:
+                found.add(tid)
+    return found
+
+
 def progress_templates(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> set[int]:
     """Templates that log training progress: an iteration number that grows, at least
     three times on a node (often only rank 0 or the last rank prints them), preferably
