@@ -165,7 +165,7 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
 def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[EventOut]) -> str | None:
     """Without progress lines (an excerpt), the stage the root's traceback names, read from
     the raw lines around the root (the templates lost the function names)."""
-    from .extract.stages import FRAME_WINDOW, frame_stage
+    from .extract.stages import FRAME_WINDOW, frame_stage, message_stage
     from .ingest import read_lines
 
     if extraction.timeline.has_training or not events or not events[0].occurrences:
@@ -185,7 +185,10 @@ def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[Event
         if line.lineno >= lo and line.node == stream:
             window.append((line.lineno, line.text))
     index = next((i for i, (n, _) in enumerate(window) if n >= root.line), len(window) - 1)
-    return frame_stage([t for _, t in window], index)
+    framed = frame_stage([t for _, t in window], index)
+    if framed is not None:
+        return framed
+    return next((st for ev in events[:3] for o in ev.occurrences[:1] if (st := message_stage(o.text))), None)
 
 
 def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str]:

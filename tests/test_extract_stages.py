@@ -120,3 +120,20 @@ def test_a_traceback_names_the_stage(lines: list[str], root_index: int, stage: s
     from agent.extract.stages import frame_stage
 
     assert frame_stage(lines, root_index) == stage
+
+
+@pytest.mark.parametrize(
+    ("text", "stage"),
+    [
+        # pytorch/pytorch docs/source/distributed.md (TORCH_DISTRIBUTED_DEBUG example)
+        ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.", "training"),
+        # Ascend/pytorch troubleshooting cases
+        ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+         "operation: [torch.FloatTensor [5]], which is output 0 of AddBackward0", "training"),
+        ("OSError: [Errno 28] No space left on device", None),
+    ],
+)
+def test_some_errors_can_only_come_from_a_training_step(text: str, stage: str | None) -> None:
+    from agent.extract.stages import message_stage
+
+    assert message_stage(text) == stage

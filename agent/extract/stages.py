@@ -66,6 +66,24 @@ _FRAME_STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 FRAME_WINDOW = 120  # lines around the root searched for its traceback
 
+# Messages only a training step can print (the backward pass, DDP's gradient reduction):
+# with no progress line and no frame, the error itself says the job was training. Real lines:
+#   "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one."
+#       (pytorch/pytorch docs/source/distributed.md, TORCH_DISTRIBUTED_DEBUG example)
+#   "RuntimeError: one of the variables needed for gradient computation has been modified by an
+#    inplace operation" (Ascend/pytorch troubleshooting cases)
+_TRAINING_ONLY = re.compile(
+    r"finished reduction in the prior iteration|variables needed for gradient computation|"
+    r"did not receive grad|element \d+ of tensors does not require grad|Gradient overflow|"
+    r"\bloss (?:is |= ?)?(?:nan|inf)\b",
+    re.I,
+)
+
+
+def message_stage(text: str) -> str | None:
+    """``training`` when the message can only come from a training step, else None."""
+    return "training" if _TRAINING_ONLY.search(text) else None
+
 
 def frame_stage(lines: list[str], root_index: int) -> str | None:
     """The stage a traceback names, from raw lines around the root (``lines[root_index]``):
