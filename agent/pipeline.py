@@ -265,7 +265,7 @@ def gather_evidence(
         # A job that names neither stack gets a stack's doc only when its signature matched
         # the line itself: nearness in wording is no evidence of the hardware.
         evidence.knowledge = [h for h in hits if evidence.stack != "unknown" or h.stack == "any" or h.signature]
-        evidence.warnings.extend(w for w in getattr(kb, "warnings", []) if "not writable" in w)
+        evidence.warnings.extend(n for n in getattr(kb, "notices", []) if n not in evidence.warnings)
         for hit in evidence.knowledge:
             _add_doc(evidence, kb, hit.id)
     return evidence

@@ -300,3 +300,23 @@ def test_onnx_embedder_finds_paraphrase(tmp_path: Path) -> None:
         kb.search("the network card retried too many times", top=3)[0].id
         == "nccl-ib-completion-error-12-retry-exceeded"
     )
+
+
+def test_a_damaged_semantic_store_degrades_to_lexical_and_a_rebuild_repairs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Probe S04d: a truncated chroma.sqlite3 broke every search and every diagnosis."""
+    from agent.knowledge import KnowledgeBase
+
+    monkeypatch.setenv("L4_HOME", str(tmp_path / "home"))
+    kb = KnowledgeBase.open(None, "hash")
+    kb.build()
+    sqlite = next((kb.path / "chroma").glob("*.sqlite3"))
+    sqlite.write_bytes(sqlite.read_bytes()[:4096])
+    damaged = KnowledgeBase.open(None, "hash")
+    hits = damaged.search("NCCL WARN NET/IB : Got completion from peer 10.0.0.2 with error 12", top=3)
+    assert hits and any("damaged" in n for n in damaged.notices)
+    rebuilt = KnowledgeBase.open(None, "hash")
+    rebuilt.build(force=True)
+    again = KnowledgeBase.open(None, "hash")
+    assert again.search("NCCL WARN NET/IB : Got completion from peer", top=3) and not again.notices

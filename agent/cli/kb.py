@@ -66,6 +66,7 @@ def kb_search(
         if not kb.is_built():
             err.print(f"building the {embedder.value} knowledge store once (see `l4 kb build`)…", markup=False)
         hits = kb.search(query, top=top, stack=stack)
+    _print_warnings(kb.notices)
     if fmt is OutputFormat.json:
         sys.stdout.write(json.dumps([h.to_json_dict() for h in hits], indent=2) + "\n")
         return

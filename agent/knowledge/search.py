@@ -130,6 +130,19 @@ class KnowledgeBase(KnowledgeStore):
         if errors:
             raise errors[0]
 
+    def _dense_ranks_or_none(self, query: str, stack: str | None) -> dict[str, int]:
+        """Dense ranks; a damaged semantic store degrades to lexical retrieval with a notice."""
+        try:
+            return self._dense_ranks(query, stack)
+        except Exception as exc:  # chromadb raises its own types for a malformed or missing store
+            note = (f"the semantic store at {self.path / 'chroma'} is damaged ({type(exc).__name__}); used lexical "
+                    "retrieval only. `l4 kb build --force` rebuilds it")
+            if note not in self.notices:
+                self.notices.append(note)
+                self.warnings.append(note)
+            self.embedder = "lexical"  # no second try in this process
+            return {}
+
     def _dense_ranks(self, query: str, stack: str | None) -> dict[str, int]:
         if self._collection is None:
             self._open_collection()
@@ -172,7 +185,7 @@ class KnowledgeBase(KnowledgeStore):
         if self.embedder == "lexical":
             mode = "bm25" if mode in ("bm25", "dense", "rrf") else mode
         lexical = self._bm25_ranks(query, stack) if mode != "dense" else {}
-        dense = self._dense_ranks(query, stack) if mode not in ("bm25",) and self.embedder != "lexical" else {}
+        dense = self._dense_ranks_or_none(query, stack) if mode not in ("bm25",) and self.embedder != "lexical" else {}
         fused: dict[str, float] = {}
         for ranks in (lexical, dense):
             for doc_id, s in _rrf(ranks, k).items():

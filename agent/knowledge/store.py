@@ -87,6 +87,7 @@ class KnowledgeStore:
         self.content_hash = content_hash(self.files)
         self.path = l4_home() / "cache" / f"kb-{self.content_hash[:16]}"
         self.warnings: list[str] = []
+        self.notices: list[str] = []  # problems a diagnosis should report (a degraded store)
         self._docs: dict[str, KnowledgeDoc] | None = None
         self._bm25: Any = None
         self._bm25_ids: list[str] = []
@@ -177,6 +178,13 @@ class KnowledgeStore:
 
     def _build_dense(self, docs: Sequence[KnowledgeDoc]) -> tuple[int, int]:
         ef_cls = chroma_ef(self.embedder)
+        # A rebuild starts from nothing: a damaged sqlite file must never be opened again, and
+        # chromadb's per-process client cache must not hand back the old one.
+        shutil.rmtree(self.path / "chroma", ignore_errors=True)
+        with contextlib.suppress(Exception):
+            from chromadb.api.client import SharedSystemClient
+
+            SharedSystemClient.clear_system_cache()
         client = self._client()
         with contextlib.suppress(Exception):  # a half-built collection from a crashed build
             client.delete_collection(self._collection_name)
@@ -224,6 +232,7 @@ class KnowledgeStore:
                 self.path = fallback
                 self.build()
                 self.warnings.append(note)
+                self.notices.append(note)
         try:
             raw = json.loads((self.path / "docs.json").read_text())
             self._docs = {d["id"]: KnowledgeDoc.model_validate(d) for d in raw}
