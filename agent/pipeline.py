@@ -239,6 +239,8 @@ def gather_evidence(
     from .reasoners import Evidence
 
     evidence = Evidence(diagnosis=diagnosis, extraction=extraction, nodes=sorted(mined.nodes))
+    if library is not None:
+        evidence.warnings.extend(library.warnings)  # user patterns skipped as unreadable: say so
     evidence.stack = stackdetect.detect(t for log in mined.nodes.values() for samples in log.samples.values() for t in samples)
     evidence.log_advice = _log_advice(mined, diagnosis)
     if library is not None:

@@ -183,3 +183,20 @@ def test_damaged_user_file_is_skipped_with_warning() -> None:
     )
     lib = FaultLibrary.load(DOCS)
     assert lib.list_user_patterns() == [] and len(lib.warnings) == 2
+
+
+def test_a_damaged_user_pattern_is_reported_by_diagnose(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Probe: FaultLibrary.warnings were never printed, so a skipped pattern went unnoticed."""
+    from typer.testing import CliRunner
+
+    from agent import pipeline
+    from agent.cli import app
+
+    monkeypatch.setenv("L4_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(pipeline, "_LIBRARY", [])  # load the library of this L4_HOME
+    (tmp_path / "home" / "library").mkdir(parents=True)
+    (tmp_path / "home" / "library" / "broken.json").write_text("{not json")
+    (tmp_path / "w.log").write_text("2024-05-12 10:00:05 ERROR RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    result = CliRunner().invoke(app, ["diagnose", str(tmp_path / "w.log"), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert "broken.json" in result.stderr.replace("\n", "")
