@@ -62,8 +62,8 @@ def _node_names(logs: Path) -> set[str]:
     return names
 
 
-def check_case(case_dir: Path, require_source: bool = True) -> tuple[Label | None, list[Problem]]:
-    """Problems of one case, and its label when it parses."""
+def check_case(case_dir: Path, require_source: bool = True) -> tuple[Label | None, list[Problem], tuple[str, ...]]:
+    """Problems of one case, its label when it parses, and its evidence key (see ``_evidence_key``)."""
     case_id = case_dir.name
     problems: list[Problem] = []
 
@@ -73,12 +73,12 @@ def check_case(case_dir: Path, require_source: bool = True) -> tuple[Label | Non
     try:
         label = Label.model_validate(json.loads((case_dir / "label.json").read_text(encoding="utf-8")))
     except FileNotFoundError:
-        return None, [Problem(case_id, "no label.json")]
+        return None, [Problem(case_id, "no label.json")], ()
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return None, [Problem(case_id, f"label.json is not JSON ({exc})")]
+        return None, [Problem(case_id, f"label.json is not JSON ({exc})")], ()
     except ValidationError as exc:
         details = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'label'}: {e['msg']}" for e in exc.errors())
-        return None, [Problem(case_id, f"invalid label: {details}")]
+        return None, [Problem(case_id, f"invalid label: {details}")], ()
 
     if require_source and not (label.source or "").strip():
         problem("no source")
@@ -87,7 +87,7 @@ def check_case(case_dir: Path, require_source: bool = True) -> tuple[Label | Non
     logs = case_dir / "logs"
     if not logs.is_dir() or not any(p.is_file() for p in logs.rglob("*")):
         problem("no logs/ files")
-        return label, problems
+        return label, problems, ()
     size = sum(p.stat().st_size for p in logs.rglob("*") if p.is_file())
     if size > MAX_CASE_BYTES:
         problem(f"logs hold {size} bytes, over {MAX_CASE_BYTES}")
@@ -122,12 +122,11 @@ def check_case(case_dir: Path, require_source: bool = True) -> tuple[Label | Non
         for node in label.faulty_nodes:
             if node not in names:
                 problem(f"faulty node {node!r} is not a node l4 names (nodes: {', '.join(sorted(names)[:12])})")
-    return label, problems
+    return label, problems, _evidence_key(files, label)
 
 
-def _evidence_key(case_dir: Path, label: Label) -> tuple[str, ...]:
+def _evidence_key(files: dict[str, list[str]], label: Label) -> tuple[str, ...]:
     """The labeled evidence lines' text, to catch one log filed twice."""
-    files = _file_lines(case_dir / "logs")
     texts = [files[node][n - 1].strip() for e in label.fault_events for node, ns in e.lines.items()
              if node in files for n in ns if 1 <= n <= len(files[node])]
     return tuple(sorted(texts))
@@ -141,14 +140,13 @@ def check_dataset(dataset: Path, prefix: str = "", require_source: bool = True) 
     by_evidence: dict[tuple[str, ...], list[str]] = defaultdict(list)
     labels: dict[str, Label] = {}
     for case_dir in cases:
-        label, found = check_case(case_dir, require_source)
+        label, found, key = check_case(case_dir, require_source)
         problems.extend(found)
         if label is None:
             continue
         labels[case_dir.name] = label
         if label.source:
             by_source[label.source.strip().rstrip("/").lower()].append(case_dir.name)
-        key = _evidence_key(case_dir, label)
         if key:
             by_evidence[key].append(case_dir.name)
     for source, ids in by_source.items():

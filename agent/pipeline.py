@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import stackdetect
-from .aliases import MAX_ALIASES, aliases_from
-from .mining import MinedJob, Progress, mine_job
+from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
+from .ingest import read_lines
+from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
 if TYPE_CHECKING:
@@ -92,8 +93,6 @@ MAX_TEXTS_PER_EVENT = 200  # occurrences beyond this keep node and line, text co
 
 def _fill_texts(mined: MinedJob, wanted: dict[str, set[int]]) -> dict[tuple[str, int], str]:
     """Raw text of selected lines, re-read from their files (stopping early per file)."""
-    from .ingest import read_lines as _read
-
     by_source: dict[Path, dict[tuple[str, int], str]] = {}  # path -> (stream, line) -> node
     for node, lines in wanted.items():
         log = mined.nodes.get(node)
@@ -104,7 +103,7 @@ def _fill_texts(mined: MinedJob, wanted: dict[str, set[int]]) -> dict[tuple[str,
     sources = {s.path: s for s in mined.job.sources}
     for path, want in by_source.items():
         last = max(n for _, n in want)
-        for line in _read(sources[path], []):
+        for line in read_lines(sources[path], []):
             owner = want.get((line.node, line.lineno))
             if owner is not None:
                 texts[(owner, line.lineno)] = line.text
@@ -166,24 +165,15 @@ def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[Event
     """Without progress lines (an excerpt), the stage the root's traceback names, read from
     the raw lines around the root (the templates lost the function names)."""
     from .extract.stages import FRAME_WINDOW, frame_stage, message_stage
-    from .ingest import read_lines
 
     if extraction.timeline.has_training or not events or not events[0].occurrences:
         return None
     root = events[0].occurrences[0]
-    log = mined.nodes.get(root.node)
-    source = next((s for s in mined.job.sources if log is not None and s.path == log.source), None)
-    if source is None:
+    if root.node not in mined.nodes:
         return None
-    assert log is not None  # a source was found for it
     lo, hi = root.line - FRAME_WINDOW, root.line + FRAME_WINDOW
-    stream = log.stream or root.node
-    window: list[tuple[int, str]] = []
-    for line in read_lines(source, []):
-        if line.lineno > hi:
-            break  # the traceback is near the root: never read the rest of a large file
-        if line.lineno >= lo and line.node == stream:
-            window.append((line.lineno, line.text))
+    texts = _fill_texts(mined, {root.node: set(range(max(lo, 1), hi + 1))})  # stops at hi: never the whole file
+    window = sorted((n, text) for (_, n), text in texts.items())
     index = next((i for i, (n, _) in enumerate(window) if n >= root.line), len(window) - 1)
     framed = frame_stage([t for _, t in window], index)
     if framed is not None:
@@ -196,9 +186,6 @@ def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str
     error lines, then any line (one sample per message shape). A console rank also takes
     the host srun names for its task; a job logged as one stream also takes the peers its
     failure lines name as lost (first: the peer, not the reporter, is where to look)."""
-    from .aliases import peers_in, task_hosts
-    from .mining import LEVEL_CODES
-
     log = mined.nodes.get(node)
     if log is None:
         return []
@@ -279,8 +266,6 @@ _SOLUTION = re.compile(r"^\s*(?:Solution|Possible Cause and Solution|Suggestion)
 
 def _log_advice(mined: MinedJob, diagnosis: Diagnosis) -> list[str]:
     """The fix the log prints itself right after a root-event line (CANN/HCCL "Solution: ...")."""
-    from .ingest import read_lines
-
     wanted: dict[str, set[int]] = {}
     for event in diagnosis.events[:2]:
         for occ in event.occurrences[:3]:

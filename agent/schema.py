@@ -97,13 +97,6 @@ class Label(BaseModel):
     def primary(self) -> str:
         return f"{self.category}/{self.subcategory}"
 
-    def accepts(self, category: str, subcategory: str) -> bool:
-        """Whether a verdict is one of the label's defensible readings (the primary alone when no ``accept``)."""
-        return f"{category}/{subcategory}" in (self.accept or [self.primary])
-
-    def accepts_category(self, category: str) -> bool:
-        return any(r.partition("/")[0] == category for r in (self.accept or [self.primary]))
-
 
 # ---------------------------------------------------------- diagnosis (l4-diagnosis/1)
 
