@@ -107,7 +107,6 @@ class Masker:
 _ITER_VALUE = re.compile(MASKS[[m.name for m in MASKS].index("ITER")].pattern)
 
 LEVEL_CODES = {None: 0, "DEBUG": 1, "INFO": 2, "WARNING": 3, "ERROR": 4, "CRITICAL": 5}
-LEVEL_NAMES = {v: k for k, v in LEVEL_CODES.items()}
 SAMPLES_PER_KEY = 3  # raw texts kept per message shape: enough to read parameters from
 
 

@@ -28,14 +28,11 @@ SYMPTOMS: tuple[str, ...] = (
     "unknown",
 )
 STAGES: tuple[str, ...] = ("init", "model_loading", "data_loading", "training", "checkpoint", "unknown")
-STACKS: tuple[str, ...] = ("cuda", "ascend", "any")
 
 Category = Literal["hardware", "user", "framework", "platform", "unknown"]
 Symptom = Literal["launching_failure", "training_crash", "abnormal_behavior", "others", "unknown"]
 Stage = Literal["init", "model_loading", "data_loading", "training", "checkpoint", "unknown"]
 
-LABEL_SCHEMA = "l4-label/1"
-DIAGNOSIS_SCHEMA = "l4-diagnosis/1"
 
 
 def subcategory_of(category: str, subcategory: str) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..library import FaultLibrary, LibraryMatch
+from ..library import FaultLibrary
 from ..mining import Masker, MinedJob
 from . import clock, events, iterations, nodes, progress, root, spatial, stages
 from .crossjob import NormalProfile
@@ -41,7 +41,6 @@ class Extraction:
     cascades: list[EventCandidate] = field(default_factory=list)  # waits and teardown, for context
     abnormal_iterations: list[IterationAnomaly] = field(default_factory=list)
     normal_jobs: int = 0
-    known: dict[int, LibraryMatch] = field(default_factory=dict)  # event -> best library match
     named_by_peers: list[str] = field(default_factory=list)  # nodes the root event's printers name (a lost peer)
     mined: MinedJob | None = None  # the job as extracted: the caller's, or a copy with imputed times
 
@@ -65,7 +64,7 @@ def extract(
     timeline = progress.build_timeline(mined, table, progress_tids, w)
     timeline = root.episode(mined, table, timeline, progress_tids, kept, w)
     history = profile is not None and bool(profile.jobs)
-    scored, known = events.score_events(
+    scored = events.score_events(
         mined, kept, n_nodes=n_nodes, window_start=root.window_start(timeline, w), history=history,
         library=library, weights=w,
     )
@@ -94,7 +93,6 @@ def extract(
         cascades=chosen.cascades[: root.MAX_CASCADES],
         abnormal_iterations=iterations.abnormal_iterations(mined, timeline, progress_tids, w),
         normal_jobs=len(profile.jobs) if profile else 0,
-        known=known,
         named_by_peers=named,
         mined=mined,
     )

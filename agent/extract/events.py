@@ -135,10 +135,9 @@ def score_events(
     history: bool,
     library: FaultLibrary | None = None,
     weights: Weights = DEFAULT_WEIGHTS,
-) -> tuple[list[EventCandidate], dict[int, LibraryMatch]]:
-    """Every kept event scored, in table order, and the library matches by event id."""
+) -> list[EventCandidate]:
+    """Every kept event scored, in table order."""
     scored: list[EventCandidate] = []
-    known: dict[int, LibraryMatch] = {}
     # The tail is the end of the file: a console's ranks share one, and each rank's own
     # stream is short, so distance counts the file's lines, not the rank's.
     file_end: dict[object, int] = {}
@@ -149,11 +148,9 @@ def score_events(
         lines_after = min(
             file_end.get(mined.nodes[n].source, 0) - int(mined.nodes[n].lineno[s.last_pos]) for n, s in stats.per_node.items()
         )
-        candidate, match = score_event(
+        candidate, _ = score_event(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
             history=history, library=library, lines_after=lines_after, weights=weights,
         )
-        if match is not None:
-            known[stats.tid] = match
         scored.append(candidate)
-    return scored, known
+    return scored

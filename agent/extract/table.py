@@ -14,8 +14,6 @@ import numpy as np
 
 from ..mining import MinedJob
 
-ERROR_LEVEL = 4  # mining.LEVEL_CODES["ERROR"]
-
 
 @dataclass
 class NodeEventStats:

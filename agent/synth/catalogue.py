@@ -543,11 +543,6 @@ FAULTS: tuple[FaultType, ...] = (
 BY_ID: dict[str, FaultType] = {f.id: f for f in FAULTS}
 
 
-def for_setting(stack: str, framework: str) -> list[FaultType]:
-    """Fault types that can strike a job of this stack and framework."""
-    return [f for f in FAULTS if stack in f.stacks and (not f.frameworks or framework in f.frameworks)]
-
-
 def _validate() -> None:
     for f in FAULTS:
         assert f.subcategory in SUBCATEGORIES[f.category], f.id
