@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .config import data_dir, l4_home
+from .config import data_dir, home
 from .ingest import open_job
 from .schema import Diagnosis
 
@@ -54,10 +54,10 @@ def _fingerprint(path: Path) -> list[str]:
 def _state_rows(setting: str | None) -> list[str]:
     """What under L4_HOME and in the package changes an answer: the setting's pool, the
     user's confirmed patterns, the knowledge docs."""
-    home = l4_home()
-    paths = list((home / "library").glob("*.json"))
+    layout = home()
+    paths = list(layout.library.glob("*.json"))
     if setting:
-        paths += [home / "normal" / setting / "miner.bin", home / "normal" / setting / "jobs.json"]
+        paths += [layout.pool(setting) / "miner.bin", layout.pool(setting) / "jobs.json"]
     with contextlib.suppress(Exception):  # no bundled docs: nothing to fingerprint
         paths += list(data_dir("knowledge").rglob("*.md"))
     return _stat_rows(paths)
@@ -80,7 +80,7 @@ def job_key(job: Path | str, *, normal_jobs: list[Path] | None, setting: str | N
 
 
 def _folder() -> Path:
-    return l4_home() / "cache" / "diagnoses"
+    return home().diagnoses
 
 
 def load(key: str) -> Entry | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .errors import AgentError
+from .errors import ToolError
 from .ingest import Job, SourceFile, open_job, read_lines
 from .mining import LEVEL_CODES
 from .records import LogLine
@@ -47,10 +47,6 @@ MAX_LISTED_NODES = 40
 ERROR_LEVEL = LEVEL_CODES["ERROR"]
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-class ToolError(AgentError):
-    """A tool cannot answer as asked; the message says what would work."""
 
 
 class KnowledgeSearch(Protocol):

@@ -1,10 +1,12 @@
-"""Errors a user can act on.
+"""Errors a user can act on: every error class of ``agent`` is here.
 
 Every message says what went wrong and how to fix it; the CLI turns an ``AgentError``
 into one line on stderr and exit code 1. Library code raises, never prints or exits.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 class AgentError(Exception):
@@ -26,3 +28,27 @@ class ConfigError(AgentError):
 
 class DatasetError(AgentError):
     """A labeled dataset is malformed."""
+
+
+class KnowledgeError(AgentError):
+    """A knowledge doc or the knowledge store cannot be used."""
+
+
+class LibraryError(AgentError):
+    """A fault-library operation cannot be done (bad pattern, unknown id, bad user file)."""
+
+
+class PromptError(AgentError):
+    """A prompt file is missing or cannot be rendered with the given variables."""
+
+
+class ToolError(AgentError):
+    """A chat tool cannot answer as asked; the message says what would work."""
+
+
+class AnswerError(AgentError):
+    """The model's reply is not a usable answer (after the repair round)."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        self.errors = list(errors)
+        super().__init__("; ".join(self.errors))

@@ -38,8 +38,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .config import l4_home
-from .errors import AgentError
+from .config import home
+from .errors import AgentError, LibraryError
 from .knowledge import SPECIFIC_LITERALS, KnowledgeDoc, regex_specificity, required_literal
 from .schema import subcategory_of
 
@@ -61,10 +61,6 @@ MASK_PATTERNS: dict[str, str] = {
     "PCI": r"(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?",
 }
 _MASK_TOKEN = re.compile(r"<\*>|<([A-Z]{2,8})>")
-
-
-class LibraryError(AgentError):
-    """A fault-library operation cannot be done (bad pattern, unknown id, bad user file)."""
 
 
 @dataclass
@@ -268,7 +264,7 @@ class FaultLibrary:
             from .knowledge import load_docs
 
             docs = load_docs()
-        udir = Path(user_dir).expanduser() if user_dir is not None else l4_home() / "library"
+        udir = Path(user_dir).expanduser() if user_dir is not None else home().library
         resolved = udir.resolve()
         for pkg in _package_dirs():
             if resolved == pkg or pkg in resolved.parents:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import l4_home
+from .config import home
 from .errors import InputError
 from .extract.crossjob import JobCounts, NormalProfile
 from .mining import MinedJob, Miner, mine_job
@@ -50,16 +50,15 @@ def learn_profile(setting: str, normal_jobs: Iterable[Path], workers: int | None
 def _pool_dir(setting: str) -> Path:
     if not _SETTING_NAME.match(setting):
         raise InputError(f"invalid setting name {setting!r}", "use letters, digits, '.', '_' or '-' (e.g. llama70b-megatron-cuda)")
-    return l4_home() / "normal" / setting
+    return home().pool(setting)
 
 
 @contextlib.contextmanager
 def _locked(setting: str, exclusive: bool) -> Iterator[None]:
-    """A per-setting lock, so two `l4 normal add` never lose each other's job. The lock file
-    sits beside the pool folder: removing a pool must not remove the lock it holds."""
-    root = l4_home() / "normal"
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / f".{setting}.lock", "a+") as handle:
+    """A per-setting lock, so two `l4 normal add` never lose each other's job."""
+    lock = home().pool_lock(setting)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         try:
             yield
@@ -145,7 +144,7 @@ def _add(setting: str, job: Path, workers: int | None) -> NormalProfile:
 
 
 def list_pools() -> list[tuple[str, list[JobCounts]]]:
-    root = l4_home() / "normal"
+    root = home().pools
     if not root.is_dir():
         return []
     pools: list[tuple[str, list[JobCounts]]] = []

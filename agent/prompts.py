@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import AgentError
+from .errors import PromptError
 from .schema import STAGES, SUBCATEGORIES, SYMPTOMS, Diagnosis, Occurrence
 
 if TYPE_CHECKING:
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 _TOKEN = re.compile(r"\$(?:(?P<escaped>\$)|(?P<named>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<invalid>))")
 _INCLUDE = re.compile(r"^[ \t]*@include[ \t]+(?P<name>[\w.\-]+)[ \t]*$", re.MULTILINE)
 _DOC_COMMENT = re.compile(r"\A\s*<!--(?P<doc>.*?)-->[ \t]*\n?", re.DOTALL)
-
-
-class PromptError(AgentError):
-    """A prompt file is missing or cannot be rendered with the given variables."""
 
 
 def prompt_dir() -> Path:

@@ -99,6 +99,13 @@ def test_demo_runs_offline() -> None:
     assert "Ground truth" in result.stdout
 
 
+def test_demo_never_writes_into_the_users_l4_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("L4_HOME", str(tmp_path / "mine"))
+    result = runner.invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "mine").exists()
+
+
 def test_demo_stderr_is_only_progress(tmp_path: Path) -> None:
     # A real process: libraries that configure their own loggers on import (bm25s sets
     # DEBUG) must not leak debug lines into what an SRE sees.

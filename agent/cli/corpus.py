@@ -193,19 +193,18 @@ def demo(
     seed: Annotated[int, typer.Option(help="Seed of the generated job.")] = 7,
 ) -> None:
     """End to end on a built-in failed job: generate it with normal jobs, learn them, diagnose. Offline, seconds."""
-    import os
     import tempfile
     import time
 
     from .. import render, synth
+    from ..config import using_home
     from ..pipeline import analyze
     from ..pools import add_normal_job
 
-    with _user_errors(), tempfile.TemporaryDirectory(prefix="l4-demo-") as tmp:
+    with _user_errors(), tempfile.TemporaryDirectory(prefix="l4-demo-") as tmp, using_home(Path(tmp) / "home"):
         base = keep or Path(tmp)
         if keep is not None and keep.exists() and any(keep.iterdir()):
             _fail(f"{keep} is not empty — give an empty or new folder to --keep", 2)
-        os.environ.setdefault("L4_HOME", str(Path(tmp) / "home"))  # the demo never touches your own pool
         t0 = time.perf_counter()
         job, normals, setting = synth.generate_demo(base / "demo", seed=seed)
         err.print(f"1/3 generated a failed {setting} job and {len(normals)} successful ones in {base / 'demo'}", markup=False)

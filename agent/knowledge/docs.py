@@ -27,17 +27,13 @@ from pydantic import (
 )
 
 from ..config import data_dir
-from ..errors import AgentError
+from ..errors import KnowledgeError
 from ..patterns import regex_specificity
 from ..schema import CATEGORIES, subcategory_of
 
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.S)
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class KnowledgeError(AgentError):
-    """A knowledge doc or the knowledge store cannot be used."""
 
 
 class Signature(BaseModel):

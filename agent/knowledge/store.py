@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import l4_home
+from ..config import home, l4_home
 from .docs import KnowledgeDoc, KnowledgeError, doc_files, load_docs
 from .embed import chroma_ef, dense_chunks, get_embedder
 from .lexical import _import_bm25s, lexical_text, log_tokens
@@ -85,7 +85,7 @@ class KnowledgeStore:
         if not self.files:
             raise KnowledgeError(f"no knowledge docs under {', '.join(map(str, dirs))}", "pass a folder with *.md docs")
         self.content_hash = content_hash(self.files)
-        self.path = l4_home() / "cache" / f"kb-{self.content_hash[:16]}"
+        self.path = home().knowledge_index(self.content_hash)
         self.warnings: list[str] = []
         self.notices: list[str] = []  # problems a diagnosis should report (a degraded store)
         self._docs: dict[str, KnowledgeDoc] | None = None

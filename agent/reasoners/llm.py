@@ -25,12 +25,10 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
 import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 
 from pydantic import (
     BaseModel,
@@ -43,7 +41,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import ConfigError
+from ..config import OPENAI_URL, choose_api_key, endpoint_host
+from ..errors import AnswerError, ConfigError
 from ..schema import SUBCATEGORIES, Category, Diagnosis, KnowledgeRef, NodeOut, Symptom, subcategory_of
 from . import Evidence, Reasoner
 
@@ -54,7 +53,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OPENAI_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "not-needed"  # the client requires a key; servers without auth ignore it
 MAX_BACKOFF_S = 8.0
 _SETTINGS_KEYS = ("base_url", "api_key", "model", "timeout_s", "max_retries")
@@ -138,14 +136,6 @@ def answer_schema() -> dict[str, Any]:
     return strip(Answer.model_json_schema())
 
 
-class AnswerError(Exception):
-    """The model's reply is not a usable answer (after the repair round)."""
-
-    def __init__(self, errors: Sequence[str]) -> None:
-        self.errors = list(errors)
-        super().__init__("; ".join(self.errors))
-
-
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _CODE_FENCE = re.compile(r"```[A-Za-z]*\s*\n?(.*?)```", re.DOTALL)
 
@@ -190,49 +180,6 @@ def validate_reply(text: str, nodes: Sequence[str], knowledge_ids: Sequence[str]
             loc = ".".join(str(p) for p in err["loc"]) or "(reply)"
             errors.append(f"{loc}: {err['msg']}")
         raise AnswerError(errors) from exc
-
-
-# ------------------------------------------------------------------- the API key rule
-
-
-def _host(url: str | None) -> str:
-    return (urlparse(url or OPENAI_URL).hostname or "").lower()
-
-
-def choose_api_key(settings_key: str | None, base_url: str | None, overrides: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The key to send to ``base_url`` and, when a key is withheld, why.
-
-    The rule (STYLE point 8, as in simonw/llm's OpenAI plugin): a key *configured for l4*
-    (``--api-key``, ``L4_API_KEY``, or ``api_key`` in the config file) is sent to the
-    configured endpoint, whatever it is: the user put the two together. A key that only
-    comes from ``OPENAI_API_KEY`` is an OpenAI credential lying around in the environment;
-    it goes to api.openai.com, or to the server named by ``OPENAI_BASE_URL`` (the pair the
-    openai SDK itself would use), never to a custom ``L4_BASE_URL``/config/CLI endpoint,
-    where it would leak a billable OpenAI key to a third party. In that case the config
-    file's own key, if any, is used instead (the environment shadowed it), else no key.
-    """
-    env = os.environ
-    if not settings_key:
-        return None, None
-    explicit = overrides.get("api_key") is not None or bool(env.get("L4_API_KEY"))
-    ambient = not explicit and settings_key == env.get("OPENAI_API_KEY")
-    if not ambient:
-        return settings_key, None
-    base_from_openai_env = (
-        overrides.get("base_url") is None and not env.get("L4_BASE_URL") and bool(env.get("OPENAI_BASE_URL")) and base_url == env.get("OPENAI_BASE_URL")
-    )
-    if base_url is None or _host(base_url) == "api.openai.com" or base_from_openai_env:
-        return settings_key, None
-    from ..config import _read_config_file, l4_home
-
-    file_key = _read_config_file(l4_home()).get("api_key")
-    if file_key:
-        return str(file_key), None
-    why = (
-        f"OPENAI_API_KEY was not sent to {_host(base_url)} (a key from OPENAI_API_KEY only goes to api.openai.com); "
-        "set L4_API_KEY if this endpoint needs a key"
-    )
-    return None, why
 
 
 # ------------------------------------------------------------------------ the reasoner
@@ -467,7 +414,7 @@ class LLMReasoner:
             import openai
         except ImportError:
             return f"the openai package is not installed ({exc})"
-        host = _host(self.base_url)
+        host = endpoint_host(self.base_url)
         if isinstance(exc, openai.APITimeoutError):
             return f"no reply from {host} within {self.timeout_s:g}s ({self.max_retries + 1} attempt(s))"
         if isinstance(exc, openai.APIConnectionError):
