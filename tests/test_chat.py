@@ -14,12 +14,15 @@ import pytest
 
 from agent.chat import (
     HELP,
+    MAX_LINE_CHARS,
+    MAX_OUTPUT_CHARS,
     MAX_TOOL_ROUNDS,
     ChatSession,
+    JobTools,
     find_citations,
     parse_command,
 )
-from agent.chat_tools import MAX_LINE_CHARS, MAX_OUTPUT_CHARS, JobTools, ToolError
+from agent.errors import ToolError
 from agent.pipeline import Analysis, analyze
 
 N_NODES = 8

@@ -5,7 +5,7 @@ evidence, not from memory. Each tool reads the job (streaming its files, or the 
 arrays of a finished analysis) and returns plain text in which every log line is cited as
 ``node:line`` (CONTRACTS.md line numbers: console logs cite the console file's lines), plus
 the citations as data. The same tools serve the offline command grammar and the LLM's
-tool calls (agent/chat.py), so both see the same, checkable evidence.
+tool calls (agent/chat/session.py), so both see the same, checkable evidence.
 
 Jobs can be 10 GB: reading streams and stops as early as it can, and every output is
 bounded (lines clipped, hits capped, a character budget per answer) so nothing a tool
@@ -15,204 +15,35 @@ do instead) for bad input: an unknown node, an invalid regex, a line out of rang
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import deque
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from .errors import ToolError
-from .ingest import Job, SourceFile, open_job, read_lines
-from .mining import LEVEL_CODES
-from .records import LogLine
-from .schema import Diagnosis
-
-if TYPE_CHECKING:
-    from .knowledge import Hit, KnowledgeDoc
-    from .mining import MinedJob
-    from .pipeline import Analysis
-    from .records import NodeLog
-
-Citation = tuple[str, int]  # (node, 1-based line)
-
-MAX_LINE_CHARS = 240  # one log line as shown; real lines can be 16 kB
-MAX_OUTPUT_CHARS = 6_000  # one tool's whole output (~1.5k tokens)
-MAX_GREP_HITS = 200
-MAX_WINDOW = 50  # lines before/after in a window
-MAX_LISTED_NODES = 40
-ERROR_LEVEL = LEVEL_CODES["ERROR"]
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from ..errors import ToolError
+from ..ingest import SourceFile, read_lines
+from ..records import LogLine
+from .jobview import JobView, _first_positions
+from .output import (
+    ERROR_LEVEL,
+    MAX_GREP_HITS,
+    MAX_LISTED_NODES,
+    MAX_WINDOW,
+    Citation,
+    Output,
+    ToolResult,
+    _excerpt,
+    _list_names,
+    _natural_key,
+    _short_template,
+    clip,
+)
 
 
-class KnowledgeSearch(Protocol):
-    """What the ``kb`` tool needs of ``agent.knowledge.KnowledgeBase``."""
-
-    def search(self, query: str, top: int = 5, stack: str | None = None, *, mode: Any = "hybrid") -> list[Hit]: ...
-
-    def get(self, doc_id: str) -> KnowledgeDoc: ...
-
-
-def terminal_safe(text: str) -> str:
-    """Drop ANSI escapes and control characters (keeping newlines and tabs)."""
-    return _CONTROL.sub("", _ANSI.sub("", text))
-
-
-def clip(text: str, limit: int = MAX_LINE_CHARS) -> str:
-    """One line, terminal-safe, at most ``limit`` characters."""
-    text = terminal_safe(text.replace("\r", " ").replace("\n", " "))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def cite(node: str, line: int) -> str:
-    return f"{node}:{line}"
-
-
-@dataclass
-class ToolResult:
-    """A tool's answer: plain text plus the ``node:line`` citations it contains."""
-
-    text: str
-    citations: list[Citation] = field(default_factory=list)
-
-    def __str__(self) -> str:
-        return self.text
-
-
-class _Out:
-    """Builds a bounded output: lines past the character budget are counted, not kept."""
-
-    def __init__(self, budget: int = MAX_OUTPUT_CHARS) -> None:
-        self.lines: list[str] = []
-        self.citations: list[Citation] = []
-        self.budget = budget
-        self.used = 0
-        self.dropped = 0
-
-    def add(self, text: str = "") -> None:
-        if self.dropped or self.used + len(text) + 1 > self.budget:
-            self.dropped += 1
-            return
-        self.lines.append(text)
-        self.used += len(text) + 1
-
-    def log(self, node: str, line: int, text: str, indent: str = "  ", mark: str = "") -> None:
-        """A cited log line: ``worker-7:8812  <text>``."""
-        before = self.dropped
-        self.add(f"{indent}{mark}{cite(node, line)}  {clip(text)}")
-        if self.dropped == before:
-            self.citations.append((node, line))
-
-    def result(self) -> ToolResult:
-        text = "\n".join(self.lines)
-        if self.dropped:
-            text += f"\n… output truncated ({self.dropped} more line(s)); narrow the question"
-        return ToolResult(text, list(dict.fromkeys(self.citations)))
-
-
-@dataclass(frozen=True)
-class _NodeRef:
-    source: SourceFile
-    stream_node: str  # the node name ingest gives its lines (mining may qualify it with the file)
-
-
-class JobTools:
-    """The tools over one job and its finished diagnosis (plus the analysis, when at hand)."""
-
-    def __init__(
-        self,
-        job: Path | str | Job,
-        diagnosis: Diagnosis,
-        analysis: Analysis | None = None,
-        kb: KnowledgeSearch | None = None,
-        kb_mode: str = "bm25",
-    ) -> None:
-        if analysis is not None:
-            self.job = analysis.mined.job
-        else:
-            self.job = job if isinstance(job, Job) else open_job(job)
-        self.diagnosis = diagnosis
-        self.analysis = analysis
-        self._mined: MinedJob | None = analysis.mined if analysis is not None else None
-        self._kb = kb
-        self.kb_mode = kb_mode
-        self._refs: dict[str, _NodeRef] | None = None
-        self._progress: set[int] | None = None
-
-    # ------------------------------------------------------------------ job access
-
-    @property
-    def mined(self) -> MinedJob:
-        """The mined job: the analysis' own, else mined once now (reads the whole job)."""
-        if self._mined is None:
-            from .mining import mine_job
-
-            self._mined = mine_job(self.job, workers=1)
-        return self._mined
-
-    def _node_refs(self) -> dict[str, _NodeRef]:
-        if self._refs is None:
-            sources = {s.path: s for s in self.job.sources}
-            refs: dict[str, _NodeRef] = {}
-            for name, log in self.mined.nodes.items():
-                source = sources[log.source]
-                refs[name] = _NodeRef(source, log.stream or name)
-            self._refs = refs
-        return self._refs
-
-    @property
-    def node_names(self) -> list[str]:
-        return sorted(self._node_refs(), key=_natural_key)
-
-    def resolve(self, node: str) -> str:
-        """The job's name for ``node`` (exact, then case-insensitive); else a ToolError listing nodes."""
-        refs = self._node_refs()
-        node = node.strip().strip("'\"`,.?!")
-        if node in refs:
-            return node
-        folded = {n.lower(): n for n in refs}
-        if node.lower() in folded:
-            return folded[node.lower()]
-        names = self.node_names
-        close = difflib.get_close_matches(node, names, n=3, cutoff=0.6)
-        hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise ToolError(f"no node {node!r} in this job", f"{hint}nodes: {_list_names(names)}")
-
-    def _stream(self, node: str) -> Iterator[LogLine]:
-        """One node's lines, streamed from its file (warnings of a re-read are dropped)."""
-        ref = self._node_refs()[node]
-        for line in read_lines(ref.source, []):
-            if line.node == ref.stream_node:
-                yield line
-
-    def _texts(self, wanted: dict[str, set[int]]) -> dict[Citation, str]:
-        """Raw text of selected lines, each file read once and only as far as needed."""
-        by_source: dict[Path, dict[str, set[int]]] = {}
-        refs = self._node_refs()
-        for node, lines in wanted.items():
-            if lines:
-                ref = refs[node]
-                by_source.setdefault(ref.source.path, {})[ref.stream_node] = set(lines)
-        out: dict[Citation, str] = {}
-        stream_to_node = {(r.source.path, r.stream_node): n for n, r in refs.items()}
-        sources = {s.path: s for s in self.job.sources}
-        for path, per_node in by_source.items():
-            last = max(max(v) for v in per_node.values())
-            for line in read_lines(sources[path], []):
-                if line.lineno in per_node.get(line.node, ()):
-                    out[(stream_to_node[(path, line.node)], line.lineno)] = line.text
-                if line.lineno >= last:
-                    break
-        return out
-
-    def _log(self, node: str) -> NodeLog:
-        return self.mined.nodes[node]
-
-    # ----------------------------------------------------------------------- tools
+class JobTools(JobView):
+    """The tools over one job: each returns text that cites every log line it shows."""
 
     def grep(self, pattern: str, node: str | None = None, max_hits: int = 50, ignore_case: bool = True) -> ToolResult:
         """Lines matching a regex (case-insensitive by default), optionally on one node."""
@@ -224,7 +55,7 @@ class JobTools:
                 "escape special characters such as ( [ * + ? with a backslash",
             ) from None
         max_hits = max(1, min(int(max_hits), MAX_GREP_HITS))
-        out = _Out()
+        out = Output()
         hits = 0
         if node is not None:
             name = self.resolve(node)
@@ -252,12 +83,6 @@ class JobTools:
         result = out.result()
         return ToolResult(f"{head}:\n{result.text}", result.citations)
 
-    def _all_streams(self) -> list[tuple[SourceFile, dict[str, str]]]:
-        per_source: dict[Path, tuple[SourceFile, dict[str, str]]] = {}
-        for name, ref in self._node_refs().items():
-            per_source.setdefault(ref.source.path, (ref.source, {}))[1][ref.stream_node] = name
-        return [per_source[s.path] for s in self.job.sources if s.path in per_source]
-
     def window(self, node: str, line: int, before: int = 5, after: int = 5) -> ToolResult:
         """A node's lines around ``node:line`` (for console logs: that rank's lines near it)."""
         name = self.resolve(node)
@@ -283,7 +108,7 @@ class JobTools:
             raise ToolError(
                 f"{name} has no line {line}", f"its last line is {name}:{last}" if last else f"{name} is empty"
             )
-        out = _Out()
+        out = Output()
         exact = target.lineno == line
         if not exact:
             out.add(f"(line {line} of that file is not a {name} line; nearest {name} line is {target.lineno})")
@@ -305,16 +130,10 @@ class JobTools:
             return ToolResult(f"{name} logged no ERROR or CRITICAL line ({len(log)} lines, the last is {name}:{last})")
         lineno = int(log.lineno[pos[0]])
         text = self._texts({name: {lineno}}).get((name, lineno), "")
-        out = _Out()
+        out = Output()
         out.add(f"first ERROR/CRITICAL line of {name} ({len(pos)} such lines in all):")
         out.log(name, lineno, text)
         return out.result()
-
-    def first_error_line(self, node: str) -> int | None:
-        """Line number of a node's first ERROR/CRITICAL line, or None."""
-        log = self._log(self.resolve(node))
-        pos = np.flatnonzero(log.level >= ERROR_LEVEL)
-        return int(log.lineno[pos[0]]) if len(pos) else None
 
     def compare(self, node: str, top: int = 10) -> ToolResult:
         """Message types this node printed that most peers did not, and the reverse."""
@@ -335,7 +154,7 @@ class JobTools:
         missing = sorted((t for t in share if t not in own and share[t] > half), key=lambda t: (-share[t], t))
         log = mined.nodes[name]
         counts = dict(zip(*np.unique(log.template, return_counts=True), strict=True))
-        out = _Out()
+        out = Output()
         out.add(f"{name} compared with its {len(peers)} peer(s), by message type:")
         out.add(f"printed by {name} but by fewer than half of its peers ({len(extra)}):")
         for tid in extra[:top]:
@@ -364,7 +183,7 @@ class JobTools:
         """Why the diagnosis suspects this node, or why it did not single it out."""
         name = self.resolve(node)
         d = self.diagnosis
-        out = _Out()
+        out = Output()
         ranked = [n.node for n in d.faulty_nodes]
         if name in ranked:
             entry = d.faulty_nodes[ranked.index(name)]
@@ -381,7 +200,7 @@ class JobTools:
         self._why_signals(name, name in ranked, out)
         return out.result()
 
-    def _why_events(self, name: str, out: _Out) -> None:
+    def _why_events(self, name: str, out: Output) -> None:
         printed = False
         for i, event in enumerate(self.diagnosis.events, 1):
             occ = [o for o in event.occurrences if o.node == name]
@@ -397,7 +216,7 @@ class JobTools:
                 o = root.occurrences[0]
                 out.log(o.node, o.line, o.text, indent="    ")
 
-    def _why_signals(self, name: str, suspected: bool, out: _Out) -> None:
+    def _why_signals(self, name: str, suspected: bool, out: Output) -> None:
         a = self.analysis
         if a is None:
             return
@@ -428,14 +247,10 @@ class JobTools:
         else:
             out.add("it logged no ERROR or CRITICAL line.")
 
-    def _cited_line(self, node: str, line: int, out: _Out) -> None:
-        text = self._texts({node: {line}}).get((node, line), "")
-        out.log(node, line, text, indent="    ")
-
     def events(self) -> ToolResult:
         """The diagnosis' failure-indicating events, each with its first occurrences."""
         d = self.diagnosis
-        out = _Out()
+        out = Output()
         if not d.events:
             out.add("the diagnosis found no failure-indicating events.")
             return out.result()
@@ -457,7 +272,7 @@ class JobTools:
         if not 1 <= n <= len(events):
             raise ToolError(f"no event {n}", f"events are numbered 1 to {len(events)}")
         ev = events[n - 1]
-        out = _Out()
+        out = Output()
         out.add(f"event {n}: {clip(ev.template, 400)}")
         out.add(f"score {ev.score:.2f}; reasons: {'; '.join(ev.reasons) or 'none'}")
         more = " (truncated in the diagnosis)" if ev.occurrences_truncated else ""
@@ -471,7 +286,7 @@ class JobTools:
     def overview(self) -> ToolResult:
         """The verdict in a few lines, then the events."""
         d = self.diagnosis
-        out = _Out()
+        out = Output()
         cat = f"{d.category}/{d.subcategory}" if d.category != "unknown" else "category not determined"
         out.add(
             f"{cat}; symptom {d.symptom}; stage {d.stage}" + (f"; iteration {d.iterations[0]}" if d.iterations else "")
@@ -492,7 +307,7 @@ class JobTools:
         counts = {n: len(log) for n, log in self.mined.nodes.items()}
         suspects = [n.node for n in self.diagnosis.faulty_nodes if n.node in counts]
         rest = [n for n in self.node_names if n not in suspects]
-        out = _Out()
+        out = Output()
         out.add(f"{len(counts)} node(s); suspects first:")
         for n in suspects:
             out.add(f"  * {n}  ({counts[n]} lines)")
@@ -505,7 +320,7 @@ class JobTools:
     def iteration(self, n: int, max_groups: int = 12) -> ToolResult:
         """What was logged around iteration ``n``: its progress lines, then every other
         message type printed from just before it until the next iteration was logged."""
-        from .extract.progress import progress_templates
+        from ..extract.progress import progress_templates
 
         n = int(n)
         mined = self.mined
@@ -534,7 +349,7 @@ class JobTools:
                 if is_prog[p]:
                     continue
                 groups.setdefault(int(log.template[p]), []).append((name, int(log.lineno[p])))
-        out = _Out()
+        out = Output()
         if not logged:
             return ToolResult("this job logged no training iterations (it failed before training, or logs no progress)")
         lo, hi = min(logged), max(logged)
@@ -587,7 +402,7 @@ class JobTools:
         hits = kb.search(query, top=max(1, min(int(top), 5)), mode=self.kb_mode)
         if not hits:
             return ToolResult(f"no knowledge doc matches {query!r}")
-        out = _Out()
+        out = Output()
         for hit in hits:
             doc = kb.get(hit.id)
             out.add(f"{hit.id}  (score {hit.score:.2f}) {clip(hit.title, 160)}")
@@ -596,39 +411,83 @@ class JobTools:
                 out.add(f"  first step: {clip(doc.remediation[0], 200)}")
         return out.result()
 
-    def _knowledge(self) -> KnowledgeSearch:
-        if self._kb is None:
-            # The hashing embedder builds in ~2 s with no model download; BM25 does the work.
-            from .knowledge import KnowledgeBase
 
-            self._kb = KnowledgeBase.open(embedder="hash")
-        return self._kb
+# ------------------------------------------------------------------- tool specs
 
 
-# ---------------------------------------------------------------------- helpers
+def _spec(
+    name: str, description: str, properties: dict[str, Any] | None = None, required: Sequence[str] = ()
+) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties or {}, "required": list(required)},
+        },
+    }
 
 
-def _first_positions(log: NodeLog) -> dict[int, int]:
-    """Template id -> first position in the node's arrays."""
-    tids, first = np.unique(log.template, return_index=True)
-    return dict(zip(tids.tolist(), first.tolist(), strict=True))
+_NODE = {"type": "string", "description": "a node name of this job, e.g. worker-7 or rank3"}
+TOOL_SPECS: list[dict[str, Any]] = [
+    _spec(
+        "grep",
+        "Search the job's log lines with a Python regex (case-insensitive). Returns node:line and text, at most max_hits.",
+        {"pattern": {"type": "string"}, "node": _NODE, "max_hits": {"type": "integer", "default": 50}},
+        ["pattern"],
+    ),
+    _spec(
+        "window",
+        "A node's log lines around node:line (before/after lines of that node).",
+        {
+            "node": _NODE,
+            "line": {"type": "integer"},
+            "before": {"type": "integer", "default": 5},
+            "after": {"type": "integer", "default": 5},
+        },
+        ["node", "line"],
+    ),
+    _spec("first_error", "The first ERROR or CRITICAL line of a node.", {"node": _NODE}, ["node"]),
+    _spec(
+        "compare", "Message types a node printed that most peers did not, and the reverse.", {"node": _NODE}, ["node"]
+    ),
+    _spec("why", "Why the diagnosis suspects a node, or why it did not single it out.", {"node": _NODE}, ["node"]),
+    _spec("events", "The diagnosis' failure-indicating events with their first lines."),
+    _spec("show", "One failure-indicating event in full (1-based number).", {"n": {"type": "integer"}}, ["n"]),
+    _spec("nodes", "The job's nodes with line counts, suspects first."),
+    _spec(
+        "iteration",
+        "Lines naming training iteration n and what else was logged around it.",
+        {"n": {"type": "integer"}},
+        ["n"],
+    ),
+    _spec("kb", "Search the fault knowledge base: id, title, excerpt.", {"query": {"type": "string"}}, ["query"]),
+]
+TOOL_NAMES = tuple(s["function"]["name"] for s in TOOL_SPECS)
 
 
-def _short_template(template: str) -> str:
-    return clip(re.sub(r"^(?:<TS>\s*)+", "", template), 200)
+def run_tool(tools: JobTools, name: str, args: dict[str, Any]) -> ToolResult:
+    """Call a tool by name with JSON arguments (as a model sends them)."""
+    table: dict[str, Callable[..., ToolResult]] = {
+        "grep": lambda pattern, node=None, max_hits=50: tools.grep(str(pattern), _opt_str(node), int(max_hits)),
+        "window": lambda node, line, before=5, after=5: tools.window(str(node), int(line), int(before), int(after)),
+        "first_error": lambda node: tools.first_error(str(node)),
+        "compare": lambda node: tools.compare(str(node)),
+        "why": lambda node: tools.why(str(node)),
+        "events": tools.events,
+        "show": lambda n: tools.show(int(n)),
+        "nodes": tools.nodes,
+        "iteration": lambda n: tools.iteration(int(n)),
+        "kb": lambda query: tools.kb(str(query)),
+    }
+    fn = table.get(name)
+    if fn is None:
+        raise ToolError(f"no tool {name!r}", f"tools: {', '.join(TOOL_NAMES)}")
+    try:
+        return fn(**args)
+    except (TypeError, ValueError) as exc:
+        raise ToolError(f"bad arguments for {name}: {exc}", "see the tool's parameters") from None
 
 
-def _excerpt(body: str, limit: int = 220) -> str:
-    lines = [ln.strip() for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "```"))]
-    return clip(" ".join(lines), limit)
-
-
-def _natural_key(name: str) -> tuple[Any, ...]:
-    """worker-2 before worker-10."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
-
-
-def _list_names(names: list[str], limit: int = 20) -> str:
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[:limit]) + f", … ({len(names) - limit} more)"
+def _opt_str(value: Any) -> str | None:
+    return None if value in (None, "") else str(value)
