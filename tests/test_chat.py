@@ -22,6 +22,7 @@ from agent.chat import (
     find_citations,
     parse_command,
 )
+from agent.chat.registry import Node
 from agent.errors import ToolError
 from agent.pipeline import Analysis, analyze
 
@@ -615,3 +616,60 @@ def test_langchain_backend_against_a_local_openai_server(
     assert tool_reply["role"] == "tool" and tool_reply["tool_call_id"] == "call_1"
     assert f"{FAULTY}:{NCCL_ERROR_LINE}" in tool_reply["content"]
     assert SECRET not in json.dumps(requests)
+
+
+# ------------------------------------------------------------------ one tool registry
+
+
+def test_a_tools_spec_is_derived_from_its_signature_and_docstring() -> None:
+    from agent.chat import TOOL_SPECS
+
+    window = next(s["function"] for s in TOOL_SPECS if s["function"]["name"] == "window")
+    assert window["description"] == "A node's log lines around node:line (before/after lines of that node)."
+    assert window["parameters"] == {
+        "type": "object",
+        "properties": {
+            "node": {"type": "string", "description": "a node name of this job, e.g. worker-7 or rank3"},
+            "line": {"type": "integer"},
+            "before": {"type": "integer", "default": 5},
+            "after": {"type": "integer", "default": 5},
+        },
+        "required": ["node", "line"],
+    }
+    grep = next(s["function"] for s in TOOL_SPECS if s["function"]["name"] == "grep")
+    assert "ignore_case" not in grep["parameters"]["properties"]  # keyword-only: a local knob
+
+
+def test_a_new_tool_method_is_offered_and_dispatched_without_another_table() -> None:
+    from agent.chat.registry import tool, tools_of
+
+    class Extended(JobTools):
+        @tool
+        def echo(self, node: Node, times: int = 1) -> str:
+            """Repeat a node name."""
+            return node * times
+
+    tools = tools_of(Extended)
+    assert list(tools)[-1] == "echo" and "grep" in tools
+    assert tools["echo"].spec["function"]["parameters"]["required"] == ["node"]
+    assert tools["echo"].call(Extended.__new__(Extended), {"node": "w1", "times": "2"}) == "w1w1"
+    with pytest.raises(ToolError, match="unexpected colour"):
+        tools["echo"].call(Extended.__new__(Extended), {"node": "w1", "colour": "red"})
+    with pytest.raises(ToolError, match="missing node"):
+        tools["echo"].call(Extended.__new__(Extended), {})
+
+
+def test_every_tool_is_in_help_and_every_grammar_command_is_a_tool() -> None:
+    from agent.chat import TOOL_NAMES
+    from agent.chat.grammar import _STRICT_RULES
+
+    for name in TOOL_NAMES:
+        assert name.replace("_", " ") in HELP, name
+    session_commands = {"help", "overview", "first_error_window"}
+    questions = ["help", "show", "show 2", "events", "nodes", "why worker-3", "window worker-3:5", "first error on worker-3",
+                 "compare worker-3", "iteration 5", "kb nccl", "grep boom", "why not worker-3?",
+                 "show the lines around the first error on worker-3", "what changed at iteration 1520?"]
+    assert len(questions) > len(_STRICT_RULES)
+    for q in questions:
+        command, _ = parse_command(q, ["worker-3"])
+        assert command is not None and (command[0] in TOOL_NAMES or command[0] in session_commands), q

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -40,13 +39,15 @@ from .output import (
     _short_template,
     clip,
 )
+from .registry import Node, tool, tools_of
 
 
 class JobTools(JobView):
     """The tools over one job: each returns text that cites every log line it shows."""
 
-    def grep(self, pattern: str, node: str | None = None, max_hits: int = 50, ignore_case: bool = True) -> ToolResult:
-        """Lines matching a regex (case-insensitive by default), optionally on one node."""
+    @tool
+    def grep(self, pattern: str, node: Node | None = None, max_hits: int = 50, *, ignore_case: bool = True) -> ToolResult:
+        """Search the job's log lines with a Python regex (case-insensitive). Returns node:line and text, at most max_hits."""
         try:
             rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
         except re.error as exc:
@@ -83,8 +84,11 @@ class JobTools(JobView):
         result = out.result()
         return ToolResult(f"{head}:\n{result.text}", result.citations)
 
-    def window(self, node: str, line: int, before: int = 5, after: int = 5) -> ToolResult:
-        """A node's lines around ``node:line`` (for console logs: that rank's lines near it)."""
+    @tool
+    def window(self, node: Node, line: int, before: int = 5, after: int = 5) -> ToolResult:
+        """A node's log lines around node:line (before/after lines of that node).
+
+        For console logs: that rank's lines near it."""
         name = self.resolve(node)
         before = max(0, min(int(before), MAX_WINDOW))
         after = max(0, min(int(after), MAX_WINDOW))
@@ -120,8 +124,11 @@ class JobTools(JobView):
             out.log(name, rec.lineno, rec.text)
         return out.result()
 
-    def first_error(self, node: str) -> ToolResult:
-        """The first ERROR/CRITICAL line of a node (else says there is none)."""
+    @tool
+    def first_error(self, node: Node) -> ToolResult:
+        """The first ERROR or CRITICAL line of a node.
+
+        Else says there is none."""
         name = self.resolve(node)
         log = self._log(name)
         pos = np.flatnonzero(log.level >= ERROR_LEVEL)
@@ -135,8 +142,9 @@ class JobTools(JobView):
         out.log(name, lineno, text)
         return out.result()
 
-    def compare(self, node: str, top: int = 10) -> ToolResult:
-        """Message types this node printed that most peers did not, and the reverse."""
+    @tool
+    def compare(self, node: Node, *, top: int = 10) -> ToolResult:
+        """Message types a node printed that most peers did not, and the reverse."""
         name = self.resolve(node)
         mined = self.mined
         peers = [n for n in mined.nodes if n != name]
@@ -179,8 +187,9 @@ class JobTools(JobView):
             out.add("  (none)")
         return out.result()
 
-    def why(self, node: str) -> ToolResult:
-        """Why the diagnosis suspects this node, or why it did not single it out."""
+    @tool
+    def why(self, node: Node) -> ToolResult:
+        """Why the diagnosis suspects a node, or why it did not single it out."""
         name = self.resolve(node)
         d = self.diagnosis
         out = Output()
@@ -247,8 +256,9 @@ class JobTools(JobView):
         else:
             out.add("it logged no ERROR or CRITICAL line.")
 
+    @tool
     def events(self) -> ToolResult:
-        """The diagnosis' failure-indicating events, each with its first occurrences."""
+        """The diagnosis' failure-indicating events with their first lines."""
         d = self.diagnosis
         out = Output()
         if not d.events:
@@ -264,8 +274,11 @@ class JobTools(JobView):
         out.add("(`show N` for one event in full)")
         return out.result()
 
+    @tool
     def show(self, n: int) -> ToolResult:
-        """One event in full: template, reasons, occurrences (bounded)."""
+        """One failure-indicating event in full (1-based number).
+
+        Template, reasons, occurrences (bounded)."""
         events = self.diagnosis.events
         if not events:
             raise ToolError("the diagnosis has no events", "try `grep PATTERN` or `first error on NODE`")
@@ -302,8 +315,9 @@ class JobTools(JobView):
         ev = self.events()
         return ToolResult("\n".join([*out.lines, "events:", ev.text]), [*out.citations, *ev.citations])
 
+    @tool
     def nodes(self) -> ToolResult:
-        """The job's nodes with line counts; suspects first."""
+        """The job's nodes with line counts, suspects first."""
         counts = {n: len(log) for n, log in self.mined.nodes.items()}
         suspects = [n.node for n in self.diagnosis.faulty_nodes if n.node in counts]
         rest = [n for n in self.node_names if n not in suspects]
@@ -317,9 +331,12 @@ class JobTools(JobView):
             out.add(f"    … {len(rest) - MAX_LISTED_NODES} more")
         return out.result()
 
-    def iteration(self, n: int, max_groups: int = 12) -> ToolResult:
-        """What was logged around iteration ``n``: its progress lines, then every other
-        message type printed from just before it until the next iteration was logged."""
+    @tool
+    def iteration(self, n: int, *, max_groups: int = 12) -> ToolResult:
+        """Lines naming training iteration n and what else was logged around it.
+
+        Its progress lines, then every other message type printed from just before it
+        until the next iteration was logged."""
         from ..extract.progress import progress_templates
 
         n = int(n)
@@ -393,8 +410,9 @@ class JobTools(JobView):
             out.add(f"{x.node}'s iteration {n} looked unlike its previous ones (similarity {x.similarity:.2f}).")
         return out.result()
 
-    def kb(self, query: str, top: int = 3) -> ToolResult:
-        """Knowledge search: id, title and a short excerpt of the best docs."""
+    @tool
+    def kb(self, query: str, *, top: int = 3) -> ToolResult:
+        """Search the fault knowledge base: id, title, excerpt."""
         query = query.strip()
         if not query:
             raise ToolError("empty knowledge query", "give words or a log line, e.g. `kb NCCL completion status 12`")
@@ -412,82 +430,17 @@ class JobTools(JobView):
         return out.result()
 
 
-# ------------------------------------------------------------------- tool specs
+# --------------------------------------------------------------- the registry
 
-
-def _spec(
-    name: str, description: str, properties: dict[str, Any] | None = None, required: Sequence[str] = ()
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties or {}, "required": list(required)},
-        },
-    }
-
-
-_NODE = {"type": "string", "description": "a node name of this job, e.g. worker-7 or rank3"}
-TOOL_SPECS: list[dict[str, Any]] = [
-    _spec(
-        "grep",
-        "Search the job's log lines with a Python regex (case-insensitive). Returns node:line and text, at most max_hits.",
-        {"pattern": {"type": "string"}, "node": _NODE, "max_hits": {"type": "integer", "default": 50}},
-        ["pattern"],
-    ),
-    _spec(
-        "window",
-        "A node's log lines around node:line (before/after lines of that node).",
-        {
-            "node": _NODE,
-            "line": {"type": "integer"},
-            "before": {"type": "integer", "default": 5},
-            "after": {"type": "integer", "default": 5},
-        },
-        ["node", "line"],
-    ),
-    _spec("first_error", "The first ERROR or CRITICAL line of a node.", {"node": _NODE}, ["node"]),
-    _spec(
-        "compare", "Message types a node printed that most peers did not, and the reverse.", {"node": _NODE}, ["node"]
-    ),
-    _spec("why", "Why the diagnosis suspects a node, or why it did not single it out.", {"node": _NODE}, ["node"]),
-    _spec("events", "The diagnosis' failure-indicating events with their first lines."),
-    _spec("show", "One failure-indicating event in full (1-based number).", {"n": {"type": "integer"}}, ["n"]),
-    _spec("nodes", "The job's nodes with line counts, suspects first."),
-    _spec(
-        "iteration",
-        "Lines naming training iteration n and what else was logged around it.",
-        {"n": {"type": "integer"}},
-        ["n"],
-    ),
-    _spec("kb", "Search the fault knowledge base: id, title, excerpt.", {"query": {"type": "string"}}, ["query"]),
-]
-TOOL_NAMES = tuple(s["function"]["name"] for s in TOOL_SPECS)
+TOOLS = tools_of(JobTools)
+TOOL_SPECS: list[dict[str, Any]] = [t.spec for t in TOOLS.values()]
+TOOL_NAMES = tuple(TOOLS)
 
 
 def run_tool(tools: JobTools, name: str, args: dict[str, Any]) -> ToolResult:
     """Call a tool by name with JSON arguments (as a model sends them)."""
-    table: dict[str, Callable[..., ToolResult]] = {
-        "grep": lambda pattern, node=None, max_hits=50: tools.grep(str(pattern), _opt_str(node), int(max_hits)),
-        "window": lambda node, line, before=5, after=5: tools.window(str(node), int(line), int(before), int(after)),
-        "first_error": lambda node: tools.first_error(str(node)),
-        "compare": lambda node: tools.compare(str(node)),
-        "why": lambda node: tools.why(str(node)),
-        "events": tools.events,
-        "show": lambda n: tools.show(int(n)),
-        "nodes": tools.nodes,
-        "iteration": lambda n: tools.iteration(int(n)),
-        "kb": lambda query: tools.kb(str(query)),
-    }
-    fn = table.get(name)
-    if fn is None:
+    found = TOOLS.get(name)
+    if found is None:
         raise ToolError(f"no tool {name!r}", f"tools: {', '.join(TOOL_NAMES)}")
-    try:
-        return fn(**args)
-    except (TypeError, ValueError) as exc:
-        raise ToolError(f"bad arguments for {name}: {exc}", "see the tool's parameters") from None
-
-
-def _opt_str(value: Any) -> str | None:
-    return None if value in (None, "") else str(value)
+    result: ToolResult = found.call(tools, args)
+    return result
