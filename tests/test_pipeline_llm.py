@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli import app
-from agent.synth import generate_demo
+from l4synth import generate_demo
 from tests.stub_openai import Reply, StubOpenAI
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.schema import SUBCATEGORIES, Label
-from agent.synth import FAULTS, check_corpus, corpus_summary, generate_corpus, generate_demo
+from l4synth import FAULTS, check_corpus, corpus_summary, generate_corpus, generate_demo
 
 CASES = 14
 _PREFIX = re.compile(r"^(?:\[(?:default|rank)(\d+)\]:|(\d+): )")
@@ -166,3 +166,4 @@ def test_demo_is_fast_and_well_formed(tmp_path: Path) -> None:
     assert label.category == "hardware" and len(label.faulty_nodes) == 1
     lengths = [len(_read(p)) for p in files]
     assert max(lengths) > 1500
+

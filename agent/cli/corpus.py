@@ -76,7 +76,7 @@ def synth(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json summary.")] = OutputFormat.text,
 ) -> None:
     """Generate a labeled corpus of failed multi-node training jobs (CUDA and Ascend) with normal jobs."""
-    from .. import synth as synthesis
+    import l4synth as synthesis
 
     with _user_errors():
         if check:
@@ -196,7 +196,9 @@ def demo(
     import tempfile
     import time
 
-    from .. import render, synth
+    import l4synth as synth
+
+    from .. import render
     from ..config import using_home
     from ..pipeline import analyze
     from ..pools import add_normal_job

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agent.schema import FaultEvent, Label
-from agent.synth.catalogue import FaultType
-from agent.synth.job import Result, Stream
-from agent.synth.stacks import Setting
+from l4synth.catalogue import FaultType
+from l4synth.job import Result, Stream
+from l4synth.stacks import Setting
 
 _CONSOLE_PREFIX = {"default": "[default{r}]:", "rank": "[rank{r}]:", "srun": "{r}: "}
 

@@ -18,10 +18,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agent.synth import catalogue, layout, stacks, style
-from agent.synth.catalogue import FaultType
-from agent.synth.job import Shape, simulate
-from agent.synth.stacks import Setting
+from l4synth import catalogue, layout, stacks, style
+from l4synth.catalogue import FaultType
+from l4synth.job import Shape, simulate
+from l4synth.stacks import Setting
 
 MANIFEST = "synth.json"
 GENERATOR = "l4-synth/1"

@@ -27,10 +27,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.synth import stacks, style
-from agent.synth.catalogue import FaultType, Line
-from agent.synth.stacks import JobInfo, Msg, Setting
-from agent.synth.style import Node
+from l4synth import stacks, style
+from l4synth.catalogue import FaultType, Line
+from l4synth.stacks import JobInfo, Msg, Setting
+from l4synth.style import Node
 
 
 @dataclass

@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.synth import corpus, verify
-from agent.synth.catalogue import FAULTS, FaultType
+from l4synth import corpus, verify
+from l4synth.catalogue import FAULTS, FaultType
 
 __all__ = ["FAULTS", "FaultType", "check_corpus", "corpus_summary", "generate_corpus", "generate_demo"]
 
