@@ -186,7 +186,7 @@ def test_wheel_contains_prompts_knowledge_and_vocab(tmp_path: Path) -> None:
     assert any(n.startswith("agent/_data/knowledge/cuda/") for n in names)
     assert any(n.startswith("agent/_data/prompts/") and n.endswith("diagnose.md") for n in names)
     assert "agent/_vocab/vocab.txt" in names
-    assert "l4synth/__init__.py" in names  # `l4 synth` and `l4 demo` need it
+    assert "l4synth/__init__.py" in names and "l4synth/demo.py" in names  # `l4 synth` and `l4 demo` need it
 
 
 def test_bad_arguments_get_one_line_errors_not_tracebacks(tmp_path: Path) -> None:

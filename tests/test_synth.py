@@ -167,3 +167,14 @@ def test_demo_is_fast_and_well_formed(tmp_path: Path) -> None:
     lengths = [len(_read(p)) for p in files]
     assert max(lengths) > 1500
 
+
+def test_the_demo_runs_from_python_in_a_home_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from l4synth.demo import run_demo
+
+    monkeypatch.setenv("L4_HOME", str(tmp_path / "mine"))
+    notes: list[str] = []
+    demo = run_demo(tmp_path / "demo", progress=notes.append)
+    assert demo.label is not None and demo.analysis.diagnosis.faulty_nodes
+    assert demo.analysis.diagnosis.faulty_nodes[0].node in demo.label["faulty_nodes"]
+    assert [n[:3] for n in notes] == ["1/3", "2/3", "3/3"]
+    assert not (tmp_path / "mine").exists()

@@ -194,31 +194,19 @@ def demo(
 ) -> None:
     """End to end on a built-in failed job: generate it with normal jobs, learn them, diagnose. Offline, seconds."""
     import tempfile
-    import time
 
-    import l4synth as synth
+    from l4synth.demo import run_demo
 
     from .. import render
-    from ..config import using_home
-    from ..pipeline import analyze
-    from ..pools import add_normal_job
 
-    with _user_errors(), tempfile.TemporaryDirectory(prefix="l4-demo-") as tmp, using_home(Path(tmp) / "home"):
+    with _user_errors(), tempfile.TemporaryDirectory(prefix="l4-demo-") as tmp:
         base = keep or Path(tmp)
         if keep is not None and keep.exists() and any(keep.iterdir()):
             _fail(f"{keep} is not empty — give an empty or new folder to --keep", 2)
-        t0 = time.perf_counter()
-        job, normals, setting = synth.generate_demo(base / "demo", seed=seed)
-        err.print(f"1/3 generated a failed {setting} job and {len(normals)} successful ones in {base / 'demo'}", markup=False)
-        for normal_job in normals:
-            add_normal_job(setting, normal_job, workers=1)
-        err.print(f"2/3 learned {len(normals)} normal job(s) into the pool of setting {setting!r}", markup=False)
-        analysis = analyze(job, setting=setting, workers=1, reasoner="offline")
-        err.print(f"3/3 diagnosed {job} in {time.perf_counter() - t0:.1f}s total", markup=False)
+        demo_run = run_demo(base / "demo", seed=seed, progress=lambda note: err.print(note, markup=False))
+        analysis, job, label = demo_run.analysis, demo_run.job, demo_run.label
         render.render_terminal(analysis.diagnosis, out)
-        label_path = job.parent / "label.json"
-        if label_path.is_file():
-            label = json.loads(label_path.read_text())
+        if label is not None:
             out.print(
                 Text(
                     f"\nGround truth of this generated job: {label['category']}/{label['subcategory']} on "
