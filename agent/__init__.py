@@ -1,7 +1,9 @@
 """l4: why did this distributed training job fail?
 
-Public API only: ``diagnose(job) -> Diagnosis`` and ``Diagnosis``. They load lazily, so
-``import agent`` (and ``l4 --help``) stays fast.
+Public API only: ``diagnose(job) -> Diagnosis`` and ``Diagnosis``; ``Diagnoser`` (the same
+pipeline with its library, knowledge base, reasoner and cache injected), ``analyze`` and
+``Analysis`` (the diagnosis with what it came from), ``DiagnosisCache``. They load lazily,
+so ``import agent`` (and ``l4 --help``) stays fast.
 """
 
 from __future__ import annotations
@@ -10,20 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Diagnosis", "__version__", "diagnose"]
+__all__ = ["Analysis", "Diagnoser", "Diagnosis", "DiagnosisCache", "__version__", "analyze", "diagnose"]
 
 if TYPE_CHECKING:
-    from .pipeline import diagnose
+    from .cache import DiagnosisCache
+    from .pipeline import Analysis, Diagnoser, analyze, diagnose
     from .schema import Diagnosis
+
+_HOMES = {"diagnose": "pipeline", "analyze": "pipeline", "Analysis": "pipeline", "Diagnoser": "pipeline",
+          "Diagnosis": "schema", "DiagnosisCache": "cache"}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "diagnose":
-        from .pipeline import diagnose
+    if name in _HOMES:
+        import importlib
 
-        return diagnose
-    if name == "Diagnosis":
-        from .schema import Diagnosis
-
-        return Diagnosis
+        return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
     raise AttributeError(f"module 'agent' has no attribute {name!r}")

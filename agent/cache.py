@@ -83,8 +83,25 @@ def _folder() -> Path:
     return home().diagnoses
 
 
-def load(key: str) -> Entry | None:
-    path = _folder() / f"{key}.json"
+class DiagnosisCache:
+    """The diagnoses kept on disk (default: ``Home.diagnoses`` of the current L4_HOME);
+    what ``pipeline.Diagnoser`` reuses and fills."""
+
+    def __init__(self, folder: Path | str | None = None) -> None:
+        self.folder = Path(folder) if folder is not None else None
+
+    def key(self, job: Path | str, *, normal_jobs: list[Path] | None, setting: str | None, reasoner: str) -> str:
+        return job_key(job, normal_jobs=normal_jobs, setting=setting, reasoner=reasoner)
+
+    def load(self, key: str) -> Entry | None:
+        return load(key, self.folder)
+
+    def save(self, key: str, diagnosis: Diagnosis, warnings: list[str] | None = None) -> str | None:
+        return save(key, diagnosis, warnings, self.folder)
+
+
+def load(key: str, folder: Path | None = None) -> Entry | None:
+    path = (folder or _folder()) / f"{key}.json"
     if not path.is_file():
         return None
     try:
@@ -97,10 +114,10 @@ def load(key: str) -> Entry | None:
         return None
 
 
-def save(key: str, diagnosis: Diagnosis, warnings: list[str] | None = None) -> str | None:
+def save(key: str, diagnosis: Diagnosis, warnings: list[str] | None = None, folder: Path | None = None) -> str | None:
     """Store an entry; returns a warning instead of raising when the cache cannot be written."""
     try:
-        folder = _folder()
+        folder = folder or _folder()
         folder.mkdir(parents=True, exist_ok=True)
         payload = json.dumps({"diagnosis": diagnosis.to_json_dict(), "warnings": list(warnings or [])})
         # A unique temporary name: two runs saving the same key never write one file.

@@ -2,6 +2,9 @@
 
 Wiring only: each stage lives in its own module (``mining``, ``extract``, ``knowledge``,
 ``reasoners``); this one runs them in order and renders the extraction as a Diagnosis.
+``Diagnoser`` holds the collaborators (fault library, knowledge base, reasoner, cache,
+learned normal profiles) as arguments; the process-wide ones below are only its defaults,
+so the CLI, ``analyze`` and ``diagnose`` run the same code with the same defaults.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +25,8 @@ from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
 if TYPE_CHECKING:
-    from .extract import Extraction
+    from .cache import DiagnosisCache
+    from .extract import Extraction, Weights
     from .extract.crossjob import NormalProfile
     from .knowledge import KnowledgeBase
     from .library import FaultLibrary
@@ -48,25 +53,29 @@ class Analysis:
     extraction: Extraction
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    redacted: int | None = None  # items redacted before the evidence went to an LLM; None: nothing was sent
 
 
 _PROFILE_CACHE: dict[tuple[str, ...], NormalProfile] = {}  # bench reuses a setting's profile across cases
 
 
 def resolve_profile(
-    setting: str | None, normal_jobs: list[Path] | None, warnings: list[str], use_pool: bool = True
+    setting: str | None, normal_jobs: list[Path] | None, warnings: list[str], use_pool: bool = True,
+    profiles: dict[tuple[str, ...], NormalProfile] | None = None,
 ) -> NormalProfile | None:
-    """Normal jobs given explicitly win; else the stored pool of the setting; else none."""
+    """Normal jobs given explicitly win; else the stored pool of the setting; else none.
+    Profiles learned from explicit jobs are kept in ``profiles`` (default: the process's)."""
     from .pools import learn_profile, load_profile
 
+    learned = _PROFILE_CACHE if profiles is None else profiles
     if normal_jobs:
         key = tuple(str(Path(p).resolve()) for p in normal_jobs)
-        profile = _PROFILE_CACHE.get(key)
+        profile = learned.get(key)
         if profile is None:
             profile = learn_profile(setting or "adhoc", [Path(p) for p in normal_jobs])
-            if len(_PROFILE_CACHE) > 16:
-                _PROFILE_CACHE.clear()
-            _PROFILE_CACHE[key] = profile
+            if len(learned) > 16:
+                learned.clear()
+            learned[key] = profile
         return profile
     if setting and use_pool:
         profile = load_profile(setting)
@@ -311,6 +320,171 @@ def _cause_event(diagnosis: Diagnosis, evidence: Evidence) -> EventOut:
 MAX_EVENTS_FOR_KNOWLEDGE = 3
 
 
+class Shared(Enum):
+    """A collaborator left to its process-wide default (loaded once, on first use)."""
+
+    DEFAULT = "default"
+
+
+SHARED = Shared.DEFAULT
+
+
+@dataclass
+class Run:
+    """A diagnosis as ``Diagnoser.run`` gives it: fresh (with its ``analysis``) or from the cache."""
+
+    diagnosis: Diagnosis
+    analysis: Analysis | None  # None when the diagnosis came from the cache
+    warnings: list[str] = field(default_factory=list)  # met while diagnosing (kept with a cached entry)
+
+    @property
+    def cached(self) -> bool:
+        return self.analysis is None
+
+
+class Diagnoser:
+    """Diagnoses jobs with its collaborators given as arguments; every default is the CLI's.
+
+    ``library``, ``kb``: the fault library and the knowledge base; ``SHARED`` loads the
+    process-wide ones on first use, ``None`` goes without. ``reasoner``: ``auto`` (an LLM
+    when an endpoint is configured, else offline), ``offline``, ``llm``, a ``Reasoner``, or
+    ``None`` for the extractor's findings only. ``cache``: where ``run`` keeps diagnoses
+    (``cache.DiagnosisCache()``; none by default, so a library call writes nothing).
+    ``profiles``: normal profiles learned from explicit jobs, reused across calls (default:
+    the process's). ``weights``: the extractor's tuning (``agent.extract.Weights``).
+    """
+
+    def __init__(
+        self,
+        *,
+        library: FaultLibrary | Shared | None = SHARED,
+        kb: KnowledgeBase | Shared | None = SHARED,
+        reasoner: str | Reasoner | None = "auto",
+        cache: DiagnosisCache | None = None,
+        profiles: dict[tuple[str, ...], NormalProfile] | None = None,
+        weights: Weights | None = None,
+    ) -> None:
+        self._library = library
+        self._kb = kb
+        self._reasoner = reasoner
+        self.cache = cache
+        self.profiles = _PROFILE_CACHE if profiles is None else profiles
+        self.weights = weights
+
+    @property
+    def library(self) -> FaultLibrary | None:
+        if isinstance(self._library, Shared):
+            self._library = fault_library()
+        return self._library
+
+    @property
+    def kb(self) -> KnowledgeBase | None:
+        if isinstance(self._kb, Shared):
+            self._kb = knowledge_base()
+        return self._kb
+
+    @property
+    def reasoner(self) -> Reasoner | None:
+        """The reasoner, built from its name on first use."""
+        if isinstance(self._reasoner, str):
+            from .reasoners import get_reasoner
+
+            self._reasoner = get_reasoner(self._reasoner)
+        return self._reasoner
+
+    def analyze(
+        self,
+        job_path: Path | str,
+        *,
+        normal_jobs: list[Path] | None = None,
+        setting: str | None = None,
+        top: int = 10,
+        workers: int | None = None,
+        progress: Progress | None = None,
+        use_pool: bool = True,
+    ) -> Analysis:
+        """Mine a job against the normal jobs (if any), extract, and reason; never cached."""
+        from .extract import extract
+        from .extract.weights import DEFAULT_WEIGHTS
+
+        warnings: list[str] = []
+        t0 = time.perf_counter()
+        profile = resolve_profile(setting, normal_jobs, warnings, use_pool=use_pool, profiles=self.profiles)
+        t1 = time.perf_counter()
+        mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
+        t2 = time.perf_counter()
+        extraction = extract(mined, profile, self.library, self.weights or DEFAULT_WEIGHTS)
+        mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
+        t3 = time.perf_counter()
+        diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
+        t4 = time.perf_counter()
+        redacted: int | None = None
+        if self._reasoner is not None:
+            evidence = gather_evidence(diagnosis, extraction, mined, self.library, self.kb)
+            chosen = self.reasoner
+            assert chosen is not None
+            diagnosis = chosen.reason(evidence)
+            warnings.extend(evidence.warnings)
+            if chosen.name != "offline":
+                redacted = getattr(chosen, "redacted_count", None)  # the LLM reasoner counts what it redacted
+        t5 = time.perf_counter()
+        timings = {
+            "normal_profile": t1 - t0, **mined.timings, "extract": t3 - t2, "render_events": t4 - t3, "reason": t5 - t4,
+        }
+        return Analysis(
+            diagnosis=diagnosis,
+            mined=mined,
+            extraction=extraction,
+            timings=timings,
+            warnings=[*warnings, *mined.warnings],
+            redacted=redacted,
+        )
+
+    def run(
+        self,
+        job_path: Path | str,
+        *,
+        normal_jobs: list[Path] | None = None,
+        setting: str | None = None,
+        top: int = 10,
+        workers: int | None = None,
+        progress: Progress | None = None,
+        reuse: bool = True,
+    ) -> Run:
+        """Diagnose through the cache (when there is one): a cached diagnosis is reused unless
+        ``reuse`` is off, and a new one is kept, except a fallback verdict (the endpoint
+        failed and the offline one was used), so the next call tries the endpoint again."""
+        key = None
+        if self.cache is not None and self.reasoner is not None:
+            identity = "|".join(str(getattr(self.reasoner, attr, "")) for attr in ("name", "model", "base_url"))
+            key = self.cache.key(job_path, normal_jobs=normal_jobs, setting=setting, reasoner=f"{identity}|top={top}")
+            cached = self.cache.load(key) if reuse else None
+            if cached is not None:
+                return Run(cached.diagnosis, None, list(cached.warnings))
+        analysis = self.analyze(
+            job_path, normal_jobs=normal_jobs or None, setting=setting, top=top, workers=workers, progress=progress
+        )
+        warnings = list(analysis.warnings)
+        chosen = self.reasoner
+        if self.cache is not None and key is not None and chosen is not None and analysis.diagnosis.reasoner == chosen.name:
+            problem = self.cache.save(key, analysis.diagnosis, analysis.warnings)
+            if problem:
+                warnings.append(problem)
+        return Run(analysis.diagnosis, analysis, warnings)
+
+    def diagnose(
+        self,
+        job_path: Path | str,
+        *,
+        normal_jobs: list[Path] | None = None,
+        setting: str | None = None,
+        top: int = 10,
+        workers: int | None = None,
+    ) -> Diagnosis:
+        """A job's logs in, a ``Diagnosis`` out (through the cache, when there is one)."""
+        return self.run(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers).diagnosis
+
+
 def analyze(
     job_path: Path | str,
     *,
@@ -323,38 +497,14 @@ def analyze(
     use_library: bool = True,
     reasoner: str | Reasoner | None = "offline",
 ) -> Analysis:
-    """Diagnose a job: mine it against the normal jobs (if any), extract, and reason."""
-    from .extract import extract
+    """Diagnose a job: mine it against the normal jobs (if any), extract, and reason.
 
-    warnings: list[str] = []
-    t0 = time.perf_counter()
-    profile = resolve_profile(setting, normal_jobs, warnings, use_pool=use_pool)
-    t1 = time.perf_counter()
-    mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
-    t2 = time.perf_counter()
-    extraction = extract(mined, profile, fault_library() if use_library else None)
-    mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
-    t3 = time.perf_counter()
-    diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
-    t4 = time.perf_counter()
-    if reasoner is not None:
-        from .reasoners import get_reasoner
-
-        library = fault_library() if use_library else None
-        evidence = gather_evidence(diagnosis, extraction, mined, library, knowledge_base() if use_library else None)
-        chosen = get_reasoner(reasoner) if isinstance(reasoner, str) else reasoner
-        diagnosis = chosen.reason(evidence)
-        warnings.extend(evidence.warnings)
-    t5 = time.perf_counter()
-    timings = {
-        "normal_profile": t1 - t0, **mined.timings, "extract": t3 - t2, "render_events": t4 - t3, "reason": t5 - t4,
-    }
-    return Analysis(
-        diagnosis=diagnosis,
-        mined=mined,
-        extraction=extraction,
-        timings=timings,
-        warnings=[*warnings, *mined.warnings],
+    ``Diagnoser.analyze`` with the shared library and knowledge base (``use_library=False``:
+    neither)."""
+    shared = SHARED if use_library else None
+    return Diagnoser(library=shared, kb=shared, reasoner=reasoner).analyze(
+        job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers, progress=progress,
+        use_pool=use_pool,
     )
 
 
@@ -372,8 +522,8 @@ def diagnose(
     ``normal_jobs``: successful jobs of the same setting to compare with; ``setting``: use the
     stored pool of that setting instead; ``top``: at most this many events; ``reasoner``:
     ``auto`` (an LLM when an endpoint is configured, else offline), ``offline``, ``llm``, or
-    a ``Reasoner`` object.
+    a ``Reasoner`` object. For injected collaborators or the CLI's cache, use ``Diagnoser``.
     """
-    return analyze(
-        job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers, reasoner=reasoner
-    ).diagnosis
+    return Diagnoser(reasoner=reasoner).diagnose(
+        job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers
+    )

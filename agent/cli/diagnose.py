@@ -1,7 +1,7 @@
 """Commands over one diagnosed job: `diagnose`, `ticket`, `ask`, `chat`.
 
-They share `_diagnosis`, the one place that picks the reasoner and applies the cache
-policy (a cached diagnosis is reused; a fallback verdict is never cached).
+They share `_diagnosis`, the one place that picks the reasoner; the cache policy (a cached
+diagnosis is reused, a fallback verdict is never cached) is `pipeline.Diagnoser.run`'s.
 """
 
 from __future__ import annotations
@@ -45,33 +45,21 @@ def _diagnosis(
     progress: Any = None,
 ) -> tuple[Any, Any]:
     """(Diagnosis, Analysis or None when it came from the cache); warnings printed."""
-    from .. import cache
-    from ..pipeline import analyze
+    from ..cache import DiagnosisCache
+    from ..pipeline import Diagnoser
     from ..reasoners import get_reasoner
 
     chosen = get_reasoner(reasoner.value, **({"redact": False} if no_redact else {}))
-    identity = "|".join(str(getattr(chosen, attr, "")) for attr in ("name", "model", "base_url"))
-    key = cache.job_key(job, normal_jobs=normal, setting=setting, reasoner=f"{identity}|top={top}")
-    if not no_cache:
-        cached = cache.load(key)
-        if cached is not None:
-            err.print(f"(cached diagnosis of {job}; --no-cache to redo it)", style="dim", markup=False)
-            _print_warnings(cached.warnings)
-            return cached.diagnosis, None
-    analysis = analyze(
-        job, normal_jobs=normal or None, setting=setting, top=top, workers=workers, progress=progress, reasoner=chosen
+    diagnoser = Diagnoser(reasoner=chosen, cache=DiagnosisCache())
+    run = diagnoser.run(
+        job, normal_jobs=normal, setting=setting, top=top, workers=workers, progress=progress, reuse=not no_cache
     )
-    _print_warnings(analysis.warnings)
-    redacted = getattr(chosen, "redacted_count", None)
-    if redacted is not None and chosen.name != "offline":
-        err.print(f"Redacted {redacted} item(s) before sending to the LLM.", style="dim", markup=False)
-    # A fallback (the endpoint failed, the offline verdict was used) is never cached:
-    # the next call must try the endpoint again.
-    if analysis.diagnosis.reasoner == chosen.name:
-        problem = cache.save(key, analysis.diagnosis, analysis.warnings)
-        if problem:
-            _print_warnings([problem])
-    return analysis.diagnosis, analysis
+    if run.cached:
+        err.print(f"(cached diagnosis of {job}; --no-cache to redo it)", style="dim", markup=False)
+    _print_warnings(run.warnings)
+    if run.analysis is not None and run.analysis.redacted is not None:
+        err.print(f"Redacted {run.analysis.redacted} item(s) before sending to the LLM.", style="dim", markup=False)
+    return run.diagnosis, run.analysis
 
 
 def diagnose(
