@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .config import home
 from .errors import AgentError, LibraryError
@@ -322,11 +322,12 @@ class FaultLibrary:
                 )
         return out
 
-    def match(self, lines: Iterable[tuple[str, str] | str]) -> list[LibraryMatch]:
+    def match(self, lines: Iterable[tuple[str, str] | str], memo: dict[str, list[int]] | None = None) -> list[LibraryMatch]:
         """Entries that fire on ``lines``: ``(node, raw text)`` pairs, or plain texts (templates,
-        sample lines). Best first: confidence, then how many nodes and lines matched."""
+        sample lines). Best first: confidence, then how many nodes and lines matched.
+        ``memo`` keeps which patterns each text hit, across calls (see ``JobMatches``)."""
         patterns = self._all_patterns()
-        per_text: dict[str, list[int]] = {}
+        per_text: dict[str, list[int]] = {} if memo is None else memo
         found: dict[tuple[str, str], dict[str, Any]] = {}
         for item in lines:
             node, text = ("", item) if isinstance(item, str) else item
@@ -465,3 +466,26 @@ class FaultLibrary:
             raise LibraryError(f"no user pattern {pattern_id!r}", "list them with `l4 library list`")
         (self.user_dir / f"{pattern_id}.json").unlink(missing_ok=True)
         del self._user[pattern_id]
+
+
+class KnownFaults(Protocol):
+    """What a diagnosis needs of the library: ``FaultLibrary`` or one job's ``JobMatches``."""
+
+    warnings: list[str]
+
+    def match(self, lines: Iterable[tuple[str, str] | str]) -> list[LibraryMatch]: ...
+
+
+class JobMatches:
+    """The library as one diagnosis sees it: each distinct line is searched once, and the
+    extractor (which boosts known faults) and the evidence (which the reasoner reads) use
+    the same per-line result instead of matching the library twice. Valid while the
+    library's patterns do not change, i.e. for one diagnosis."""
+
+    def __init__(self, library: FaultLibrary) -> None:
+        self.library = library
+        self.warnings = library.warnings
+        self._hits: dict[str, list[int]] = {}
+
+    def match(self, lines: Iterable[tuple[str, str] | str]) -> list[LibraryMatch]:
+        return self.library.match(lines, memo=self._hits)

@@ -29,19 +29,10 @@ if TYPE_CHECKING:
     from .extract import Extraction, Weights
     from .extract.crossjob import NormalProfile
     from .knowledge import KnowledgeBase
-    from .library import FaultLibrary
+    from .library import FaultLibrary, KnownFaults
     from .reasoners import Evidence, Reasoner
 
 MAX_OCCURRENCES = 10_000  # CONTRACTS.md: then "occurrences_truncated": true
-
-
-
-
-
-
-
-
-
 
 
 @dataclass
@@ -228,7 +219,7 @@ def knowledge_base() -> KnowledgeBase:
 
 
 def gather_evidence(
-    diagnosis: Diagnosis, extraction: Extraction, mined: MinedJob, library: FaultLibrary | None, kb: KnowledgeBase | None
+    diagnosis: Diagnosis, extraction: Extraction, mined: MinedJob, library: KnownFaults | None, kb: KnowledgeBase | None
 ) -> Evidence:
     """Library matches on the failure-indicating events (root first) and knowledge retrieved
     for the root event: what every reasoner starts from."""
@@ -355,14 +346,9 @@ class Diagnoser:
     """
 
     def __init__(
-        self,
-        *,
-        library: FaultLibrary | Shared | None = SHARED,
-        kb: KnowledgeBase | Shared | None = SHARED,
-        reasoner: str | Reasoner | None = "auto",
-        cache: DiagnosisCache | None = None,
-        profiles: dict[tuple[str, ...], NormalProfile] | None = None,
-        weights: Weights | None = None,
+        self, *, library: FaultLibrary | Shared | None = SHARED, kb: KnowledgeBase | Shared | None = SHARED,
+        reasoner: str | Reasoner | None = "auto", cache: DiagnosisCache | None = None,
+        profiles: dict[tuple[str, ...], NormalProfile] | None = None, weights: Weights | None = None,
     ) -> None:
         self._library = library
         self._kb = kb
@@ -393,19 +379,13 @@ class Diagnoser:
         return self._reasoner
 
     def analyze(
-        self,
-        job_path: Path | str,
-        *,
-        normal_jobs: list[Path] | None = None,
-        setting: str | None = None,
-        top: int = 10,
-        workers: int | None = None,
-        progress: Progress | None = None,
-        use_pool: bool = True,
+        self, job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None,
+        top: int = 10, workers: int | None = None, progress: Progress | None = None, use_pool: bool = True,
     ) -> Analysis:
         """Mine a job against the normal jobs (if any), extract, and reason; never cached."""
         from .extract import extract
         from .extract.weights import DEFAULT_WEIGHTS
+        from .library import JobMatches
 
         warnings: list[str] = []
         t0 = time.perf_counter()
@@ -413,14 +393,15 @@ class Diagnoser:
         t1 = time.perf_counter()
         mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
         t2 = time.perf_counter()
-        extraction = extract(mined, profile, self.library, self.weights or DEFAULT_WEIGHTS)
+        known = JobMatches(self.library) if self.library is not None else None  # one match, read by both stages
+        extraction = extract(mined, profile, known, self.weights or DEFAULT_WEIGHTS)
         mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
         t3 = time.perf_counter()
         diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
         t4 = time.perf_counter()
         redacted: int | None = None
         if self._reasoner is not None:
-            evidence = gather_evidence(diagnosis, extraction, mined, self.library, self.kb)
+            evidence = gather_evidence(diagnosis, extraction, mined, known, self.kb)
             chosen = self.reasoner
             assert chosen is not None
             diagnosis = chosen.reason(evidence)
@@ -441,15 +422,8 @@ class Diagnoser:
         )
 
     def run(
-        self,
-        job_path: Path | str,
-        *,
-        normal_jobs: list[Path] | None = None,
-        setting: str | None = None,
-        top: int = 10,
-        workers: int | None = None,
-        progress: Progress | None = None,
-        reuse: bool = True,
+        self, job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None,
+        top: int = 10, workers: int | None = None, progress: Progress | None = None, reuse: bool = True,
     ) -> Run:
         """Diagnose through the cache (when there is one): a cached diagnosis is reused unless
         ``reuse`` is off, and a new one is kept, except a fallback verdict (the endpoint
@@ -473,13 +447,8 @@ class Diagnoser:
         return Run(analysis.diagnosis, analysis, warnings)
 
     def diagnose(
-        self,
-        job_path: Path | str,
-        *,
-        normal_jobs: list[Path] | None = None,
-        setting: str | None = None,
-        top: int = 10,
-        workers: int | None = None,
+        self, job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None,
+        top: int = 10, workers: int | None = None,
     ) -> Diagnosis:
         """A job's logs in, a ``Diagnosis`` out (through the cache, when there is one)."""
         return self.run(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers).diagnosis

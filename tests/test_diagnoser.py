@@ -3,6 +3,7 @@ library and a cache folder given here are the ones used, and nothing global is."
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,28 @@ def test_the_cache_is_used_from_the_library_and_a_hit_skips_the_reasoner(tmp_pat
 def test_the_public_api_exports_the_diagnoser() -> None:
     assert agent.Diagnoser is Diagnoser and agent.DiagnosisCache is DiagnosisCache
     assert {"Diagnoser", "analyze", "Analysis"} <= set(agent.__all__)
+
+
+def test_each_line_is_matched_against_the_library_once_per_diagnosis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    searched: Counter[tuple[str, str]] = Counter()
+    search = Pattern.search
+
+    def counting(self: Pattern, text: str, lowered: str) -> bool:
+        searched[(self.id, text)] += 1
+        return search(self, text, lowered)
+
+    monkeypatch.setattr(Pattern, "search", counting)
+    fake = FakeReasoner()
+    Diagnoser(library=_library(tmp_path), kb=None, reasoner=fake).diagnose(_job(tmp_path))
+    # The extractor's boost and the evidence both read the root line's match; it was searched once.
+    assert "widget-explosion" in fake.history[0].diagnosis.events[0].reasons[-1]
+    assert [m.id for m in fake.history[0].library] == ["widget-explosion"]
+    assert searched[("widget-explosion", LINES[3])] == 1 and max(searched.values()) == 1
+
+
+def test_the_extractor_imports_no_library_and_no_knowledge() -> None:
+    from test_import_contract import import_graph
+
+    for module, targets in import_graph().items():
+        if module.startswith("agent.extract"):
+            assert not {t for t in targets if t.startswith(("agent.library", "agent.knowledge"))}, module

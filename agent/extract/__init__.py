@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..library import FaultLibrary
 from ..mining import Masker, MinedJob
 from . import clock, events, iterations, nodes, progress, root, spatial, stages
 from .crossjob import NormalProfile
-from .events import EventCandidate
+from .events import EventCandidate, KnownFaults
 from .iterations import IterationAnomaly
 from .nodes import NodeCandidate
 from .progress import Timeline
@@ -48,7 +47,7 @@ class Extraction:
 def extract(
     mined: MinedJob,
     profile: NormalProfile | None = None,
-    library: FaultLibrary | None = None,
+    library: KnownFaults | None = None,
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> Extraction:
     """Run the L4 statistics over a mined job (mined against ``profile.miner`` when given).

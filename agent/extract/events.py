@@ -10,9 +10,10 @@ it is only a workflow step. Each factor that applies leaves a reason. The factor
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from ..library import FaultLibrary, LibraryMatch
 from ..mining import MinedJob
 from . import lexicon
 from .crossjob import NormalProfile, Verdict, judge
@@ -22,6 +23,21 @@ from .weights import DEFAULT_WEIGHTS, Weights
 
 WARNING_LEVEL = 3  # mining.LEVEL_CODES["WARNING"]
 INFO_LEVEL = 2  # mining.LEVEL_CODES["INFO"]
+
+
+class KnownMatch(Protocol):
+    """A fault-library match, as far as scoring reads it (``library.LibraryMatch``)."""
+
+    id: str
+    confidence: float
+    wrapper: bool
+
+
+class KnownFaults(Protocol):
+    """The fault library, as far as scoring uses it: the caller's ``library.JobMatches``, so
+    the lines matched here are not matched again for the evidence."""
+
+    def match(self, lines: Iterable[tuple[str, str] | str]) -> Sequence[KnownMatch]: ...
 
 
 @dataclass
@@ -70,10 +86,10 @@ def score_event(
     n_nodes: int,
     window_start: float,
     history: bool,
-    library: FaultLibrary | None = None,
+    library: KnownFaults | None = None,
     lines_after: int = 0,
     weights: Weights = DEFAULT_WEIGHTS,
-) -> tuple[EventCandidate, LibraryMatch | None]:
+) -> tuple[EventCandidate, KnownMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
     workflow), and the library match that boosted it, if any.
 
@@ -96,7 +112,7 @@ def score_event(
     elif share >= w.global_spread:
         reasons.append(f"on {len(stats.per_node)}/{n_nodes} nodes")
     score *= (w.level_factor if history else w.level_factor_no_history).get(stats.max_level, 1.0)
-    known: LibraryMatch | None = None
+    known: KnownMatch | None = None
     if library is not None and role == "candidate":
         specific = [m for m in library.match([sample]) if not m.wrapper]  # a wrapper names no cause
         best = max(specific, key=lambda m: m.confidence, default=None)
@@ -133,7 +149,7 @@ def score_events(
     n_nodes: int,
     window_start: float,
     history: bool,
-    library: FaultLibrary | None = None,
+    library: KnownFaults | None = None,
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> list[EventCandidate]:
     """Every kept event scored, in table order."""
