@@ -673,3 +673,19 @@ def test_every_tool_is_in_help_and_every_grammar_command_is_a_tool() -> None:
     for q in questions:
         command, _ = parse_command(q, ["worker-3"])
         assert command is not None and (command[0] in TOOL_NAMES or command[0] in session_commands), q
+
+
+def test_the_chat_backend_follows_the_key_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OPENAI_API_KEY lying in the environment never goes to a custom endpoint (config.choose_api_key)."""
+    pytest.importorskip("langchain_openai")
+    from agent.chat import langchain_backend
+    from agent.config import load_settings
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret")
+    monkeypatch.setenv("L4_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("L4_MODEL", "m")
+    bound = langchain_backend(load_settings())
+    assert bound.bound.openai_api_key.get_secret_value() == "not-needed"  # type: ignore[attr-defined]
+    monkeypatch.setenv("L4_API_KEY", "sk-for-this-endpoint")
+    bound = langchain_backend(load_settings())
+    assert bound.bound.openai_api_key.get_secret_value() == "sk-for-this-endpoint"  # type: ignore[attr-defined]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..config import choose_api_key
 from ..errors import ConfigError
 from .tools import TOOL_SPECS
 
 if TYPE_CHECKING:
     from ..config import Settings
+
+log = logging.getLogger(__name__)
 
 
 class ChatBackend(Protocol):
@@ -25,10 +29,15 @@ def langchain_backend(settings: Settings, timeout: float | None = None) -> ChatB
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
+    # The one key rule (config.choose_api_key): an OPENAI_API_KEY never goes to another host.
+    raw = settings.api_key.get_secret_value() if settings.api_key else None
+    key, note = choose_api_key(raw, settings.base_url, {})
+    if note:
+        log.warning(note)
     model = ChatOpenAI(
         base_url=settings.base_url,
         # A local OpenAI-compatible server may need no key; the client still wants one.
-        api_key=settings.api_key or SecretStr("not-needed"),
+        api_key=SecretStr(key or "not-needed"),
         model=settings.model,
         timeout=timeout or settings.timeout_s,
         max_retries=settings.max_retries,
