@@ -1,19 +1,18 @@
 """The blame graph: who names whom in failure-time messages, drawn as two columns.
 
 Timeouts and connection errors name the peer they wait on (a rank, an IP, a host); the
-extractor maps those names back to nodes (``extract.spatial``). The graph is rebuilt here
-from the events the diagnosis kept (root, companions, waits) because the ``Extraction``
-keeps only its verdict, not the edges. Nodes that name someone are on the left, the nodes
-named on the right; a node everyone names is the one everyone waits on. Past ``MAX_NAMERS``
-the namers fold into one "other nodes" entry so 1,000 ranks draw as a few lines.
+extractor maps those names back to nodes (``extract.spatial``) and keeps the graph in
+``Extraction.blame``: the page draws the very edges the node ranking used (rebuilding
+them would cost as much again, seconds on 1,000 nodes). Nodes that name someone are on
+the left, the nodes named on the right; a node everyone names is the one everyone waits
+on. Past ``MAX_NAMERS`` the namers fold into one "other nodes" entry so 1,000 ranks draw
+as a few lines.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..extract import spatial
-from ..mining import Masker
 from .axis import WIDTH
 from .source import ReportSource
 
@@ -52,13 +51,8 @@ class BlameGraph:
 def build(src: ReportSource, order: list[str], suspects: set[str]) -> BlameGraph | None:
     """The graph, or None when no failure-time message names a peer."""
     ex = src.extraction
-    tids = [e.tid for e in (*ex.events, *ex.cascades) if e.role in ("root", "companion", "wait")]
-    if not tids:
-        return None
-    masker = Masker()
-    identities = spatial.node_identities(src.mined, ex.table, masker)
-    blame = spatial.blame_graph(src.mined, ex.table, list(dict.fromkeys(tids)), identities, masker)
-    if not blame.edges:
+    blame = ex.blame
+    if blame is None or not blame.edges:
         return None
     rank = {n: i for i, n in enumerate(order)}
     targets = sorted(blame.edges, key=lambda n: (n not in suspects, -len(blame.edges[n]), rank.get(n, 0)))[:MAX_TARGETS]
