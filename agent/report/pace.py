@@ -116,11 +116,11 @@ def build(d: Diagnosis, src: ReportSource, order: list[str]) -> ProgressChart | 
         highlighted = list(binned)
     else:
         highlighted = [n for n in dict.fromkeys([*suspects, *quiet]) if n in binned][:PALETTE - 1]
-        with np.errstate(all="ignore"):
-            counted = np.sum(np.isfinite(matrix), axis=0)
-            p10 = np.where(counted > 0, np.nanquantile(np.where(np.isfinite(matrix), matrix, np.nan), 0.1, axis=0), np.nan)
-            p90 = np.where(counted > 0, np.nanquantile(np.where(np.isfinite(matrix), matrix, np.nan), 0.9, axis=0), np.nan)
-            median = np.where(counted > 0, np.nanmedian(matrix, axis=0), np.nan)
+        p10, p90, median = (np.full(BINS, np.nan) for _ in range(3))
+        filled = np.isfinite(matrix).any(axis=0)  # bins where some node logged progress
+        if filled.any():
+            cols = matrix[:, filled]
+            p10[filled], median[filled], p90[filled] = np.nanquantile(cols, [0.1, 0.5, 0.9], axis=0)
         band = _band_path(centres, p10, p90, y)
         series.append(Series(f"median of {len(binned)} nodes", _polyline(centres, median, y), "median",
                              f"median seconds per iteration over {len(binned)} nodes (band: 10th–90th percentile)"))
