@@ -86,6 +86,7 @@ class Swimlanes:
     band: Band | None = None
     onset: tuple[float, str] | None = None  # x and label of the root event's first line
     skew: str = ""  # how far the node clocks were moved onto the job's clock
+    story: str = ""  # the lanes in one sentence: who went first, what the others did after
     plot_x0: float = LABEL_W
     plot_x1: float = WIDTH - RIGHT_PAD
 
@@ -192,7 +193,32 @@ def build(d: Diagnosis, src: ReportSource) -> Swimlanes | None:
     skews = [abs(v) for v in src.extraction.table.skew.values() if math.isfinite(v)]
     worst = max(skews, default=0.0)
     skew = f"Times are on the job's median clock (node clocks corrected by up to {worst:.1f} s)." if worst >= 0.5 else ""
-    return Swimlanes(height=height, lanes=lanes, ticks=axis, window=words, band=band, onset=onset, skew=skew)
+    return Swimlanes(height=height, lanes=lanes, ticks=axis, window=words, band=band, onset=onset, skew=skew,
+                     story=_story(lanes, band))
+
+
+def _story(lanes: list[Lane], band: Band | None) -> str:
+    """Who printed the root first and when, whether it then went silent, and when the
+    other nodes' cascade began and ended (shown lanes only; the band says the rest)."""
+    roots = sorted((m for lane in lanes for m in lane.marks if m.kind == "root"), key=lambda m: m.ts)
+    if not roots:
+        return ""
+    first = roots[0]
+    words = f"{first.node} printed the root event first, at {clock(first.ts)}"
+    lane = next(lane for lane in lanes if lane.node == first.node)
+    if any("until the job's last line" in tip for _, _, tip in lane.silences):
+        words += ", and then fell silent"
+    cascade = [m for other in lanes if other.node != first.node for m in other.marks if m.kind in ("wait", "teardown")]
+    if cascade:
+        nodes = len({m.node for m in cascade})
+        start, end = min(m.ts for m in cascade), max(m.ts for m in cascade)
+        after = start - first.ts
+        when = f"{duration(after)} later" if after >= 0 else f"{duration(-after)} earlier"
+        words += (f". {nodes} other node{'s' if nodes != 1 else ''} followed with waits or teardown from "
+                  f"{clock(start)} ({when}) to {clock(end)}")
+    if band is not None:
+        words += f" (lanes shown; {band.nodes} more nodes in the band)"
+    return words + "."
 
 
 def _in_window(times: np.ndarray, t0: float, t1: float) -> np.ndarray:
