@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..schema import Diagnosis, EventOut
+from ..schema import Diagnosis, EventOut, Occurrence
 from .source import ReportSource
 
 SHOWN_PER_EVENT = 5  # occurrences listed per event; the JSON output has them all
@@ -54,9 +54,9 @@ def build(d: Diagnosis, src: ReportSource | None) -> list[EvidenceItem]:
     return items
 
 
-def _spread(event: EventOut) -> list:
+def _spread(event: EventOut) -> list[Occurrence]:
     """First occurrence on each node before a second one on any: the reader sees who printed it."""
-    firsts: dict[str, object] = {}
+    firsts: dict[str, Occurrence] = {}
     for o in event.occurrences:
         firsts.setdefault(o.node, o)
     picked = list(firsts.values())[:SHOWN_PER_EVENT]

@@ -15,6 +15,7 @@ a cascade message in each slice of time, which keeps a 1,000-node page small and
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ TOP_LANES = 24  # lanes kept when folding
 LANE_H = 16.0
 TOP_PAD = 36.0  # room for the time axis
 BUCKETS = 120  # activity strip resolution
+ACTIVITY_TICK = 1.6  # widest activity tick
 MAX_SILENCES = 2  # per lane: the longest ones tell the story
 SILENCE_MIN_S = 20.0
 SILENCE_MIN_SHARE = 0.04  # of the window
@@ -119,8 +121,6 @@ def suspicion_order(d: Diagnosis, src: ReportSource) -> list[str]:
 
 
 def _natural(name: str) -> tuple[object, ...]:
-    import re
-
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
@@ -232,7 +232,7 @@ def _span(times: np.ndarray, t0: float, t1: float, x: Scale) -> tuple[float, flo
 
 
 def _activity(times: np.ndarray, t0: float, t1: float, x: Scale, y: float) -> str:
-    """One path of small blocks where the node logged, darker is not needed: presence is the signal."""
+    """One path of thin ticks where the node logged (presence is the signal, not the count)."""
     inside = _in_window(times, t0, t1)
     if not len(inside):
         return ""
@@ -240,7 +240,7 @@ def _activity(times: np.ndarray, t0: float, t1: float, x: Scale, y: float) -> st
     parts = []
     for k in np.flatnonzero(counts).tolist():
         x0, x1 = x(float(edges[k])), x(float(edges[k + 1]))
-        w = max(round(x1 - x0 - 0.4, 1), 0.8)
+        w = min(max(round(x1 - x0 - 0.4, 1), 0.8), ACTIVITY_TICK)  # thin ticks: never mistaken for a mark
         parts.append(f"M{x0} {y + 4}h{w}v8h-{w}z")
     return "".join(parts)
 
