@@ -37,6 +37,7 @@ SILENCE_MIN_SHARE = 0.04  # of the window
 USUAL_GAP_QUANTILE = 0.9  # a node's usual pause, from its lines before the window
 USUAL_GAP_FACTOR = 2.0
 ROLES = ("root", "companion", "wait", "teardown")
+TAIL = " until the job's last line"  # ends the tooltip of a silence that lasts to the end
 
 
 @dataclass
@@ -198,27 +199,41 @@ def build(d: Diagnosis, src: ReportSource) -> Swimlanes | None:
 
 
 def _story(lanes: list[Lane], band: Band | None) -> str:
-    """Who printed the root first and when, whether it then went silent, and when the
-    other nodes' cascade began and ended (shown lanes only; the band says the rest)."""
+    """The lanes in words: the top suspect when it fell silent without printing the root
+    (a dead host), who printed the root first and when, whether it then went silent, and
+    when the other nodes' cascade began and ended (shown lanes; the band says the rest)."""
     roots = sorted((m for lane in lanes for m in lane.marks if m.kind == "root"), key=lambda m: m.ts)
     if not roots:
         return ""
     first = roots[0]
+    parts = []
+    top = lanes[0]
+    if top.suspect and top.node != first.node and _fell_silent(top):
+        parts.append(f"{top.node}, the top suspect, stopped logging ({_silent_tip(top)}).")
     words = f"{first.node} printed the root event first, at {clock(first.ts)}"
     lane = next(lane for lane in lanes if lane.node == first.node)
-    if any("until the job's last line" in tip for _, _, tip in lane.silences):
+    if _fell_silent(lane):
         words += ", and then fell silent"
     cascade = [m for other in lanes if other.node != first.node for m in other.marks if m.kind in ("wait", "teardown")]
     if cascade:
         nodes = len({m.node for m in cascade})
         start, end = min(m.ts for m in cascade), max(m.ts for m in cascade)
         after = start - first.ts
-        when = f"{duration(after)} later" if after >= 0 else f"{duration(-after)} earlier"
+        when = "the same moment" if abs(after) < 1 else f"{duration(abs(after))} {'later' if after > 0 else 'earlier'}"
         words += (f". {nodes} other node{'s' if nodes != 1 else ''} followed with waits or teardown from "
                   f"{clock(start)} ({when}) to {clock(end)}")
     if band is not None:
-        words += f" (lanes shown; {band.nodes} more nodes in the band)"
-    return words + "."
+        words += f" (in the lanes shown; {band.nodes} more nodes in the band)"
+    parts.append(words + ".")
+    return " ".join(parts)
+
+
+def _fell_silent(lane: Lane) -> bool:
+    return any(TAIL in tip for _, _, tip in lane.silences)
+
+
+def _silent_tip(lane: Lane) -> str:
+    return next(tip for _, _, tip in lane.silences if TAIL in tip)
 
 
 def _in_window(times: np.ndarray, t0: float, t1: float) -> np.ndarray:
@@ -261,7 +276,7 @@ def _silences(times: np.ndarray, t0: float, t1: float, x: Scale, quiet_s: float)
         tail = k == len(gaps) - 1
         if gaps[k] >= (quiet_s if tail else max(quiet_s, USUAL_GAP_FACTOR * usual)):
             a, b = float(edges[k]), float(edges[k + 1])
-            until = " until the job's last line" if tail else ""
+            until = TAIL if tail else ""
             found.append((x(a), x(b), f"silent for {duration(b - a)} from {clock(a)}{until}"))
     return found
 
