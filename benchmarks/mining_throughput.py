@@ -7,7 +7,7 @@ figure that matters is the ratio, measured in one run on this machine.
 
     python benchmarks/mining_throughput.py [JOB] [--max-lines N]
 
-Without JOB, a synthetic failed job is generated with `agent.synth.generate_demo`.
+Without JOB, a synthetic failed job is generated with `l4synth.generate_demo`.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         job = args.job
         if job is None:
-            from agent.synth import generate_demo
+            from l4synth import generate_demo
 
             job, _, _ = generate_demo(Path(tmp) / "demo")
         lines = load_lines(job, args.max_lines)

@@ -41,6 +41,7 @@ class Extraction:
     abnormal_iterations: list[IterationAnomaly] = field(default_factory=list)
     normal_jobs: int = 0
     named_by_peers: list[str] = field(default_factory=list)  # nodes the root event's printers name (a lost peer)
+    blame: spatial.Blame | None = None  # who names whom in failure-time messages (the HTML report draws it)
     mined: MinedJob | None = None  # the job as extracted: the caller's, or a copy with imputed times
 
 
@@ -93,5 +94,6 @@ def extract(
         abnormal_iterations=iterations.abnormal_iterations(mined, timeline, progress_tids, w),
         normal_jobs=len(profile.jobs) if profile else 0,
         named_by_peers=named,
+        blame=blame,
         mined=mined,
     )

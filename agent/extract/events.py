@@ -10,6 +10,7 @@ it is only a workflow step. Each factor that applies leaves a reason. The factor
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -64,6 +65,38 @@ def first_sample(mined: MinedJob, stats: EventStats) -> str:
     return samples[0]
 
 
+# A line cut by a terminal or a paste at a fixed width continues on the next physical line
+# ("... subsequent GPU opera" / "tions might run on corrupted/incomplete data.",
+# karpathy/nanoGPT#55): the tail is part of the message above, never an event of its own.
+_CUT_MID_WORD = re.compile(r"[A-Za-z]$")
+# Lowercase, and not a program's own prefix ("srun: error: ...", "kernel[12]: ..."), which
+# starts a message of its own.
+_STARTS_MID_WORD = re.compile(r"^[a-z](?![\w.-]*[:\[])")
+WRAP_MIN_WIDTH = 60  # shorter lines end where their writer ended them, not at a wrap
+
+
+def wrapped_tail(mined: MinedJob, stats: EventStats) -> bool:
+    """Whether the event's first line is the wrapped rest of the line above it."""
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    if pos == 0 or int(log.lineno[pos]) != int(log.lineno[pos - 1]) + 1:
+        return False
+    sample = first_sample(mined, stats)
+    above = log.samples.get(int(log.template[pos - 1])) or [""]
+    return bool(_STARTS_MID_WORD.match(sample) and _CUT_MID_WORD.search(above[0]) and len(above[0]) >= WRAP_MIN_WIDTH)
+
+
+def _recurs_each_attempt(stats: EventStats, window_start: float, w: Weights) -> bool:
+    """A launcher that restarts a job appends each attempt to the same log, and a job fails
+    the same way each time: an error seen a few times, the last inside the episode, belongs
+    to the last attempt too (PaddleNLP workerlog.0 holding three attempts' AttributeError,
+    hyang1985/uie-for-fundmanager). Messages printed all along are far more frequent."""
+    last = max((s.last_ts for s in stats.per_node.values() if not math.isnan(s.last_ts)), default=math.nan)
+    repeats = max((s.count for s in stats.per_node.values()), default=0)
+    return not math.isnan(last) and last >= window_start and 2 <= repeats <= w.restart_max_repeats
+
+
 def kept_events(
     table: EventTable, profile: NormalProfile | None, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS
 ) -> list[tuple[EventStats, Verdict]]:
@@ -88,6 +121,7 @@ def score_event(
     history: bool,
     library: KnownFaults | None = None,
     lines_after: int = 0,
+    wrapped: bool = False,
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> tuple[EventCandidate, KnownMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
@@ -101,8 +135,8 @@ def score_event(
     first = stats.first_ts
     share = spread(stats, n_nodes)
     reasons = [verdict.reason]
-    role = lexicon.role_of(template, sample)
-    in_episode = math.isnan(first) or first >= window_start
+    role = "context" if wrapped else lexicon.role_of(template, sample)
+    in_episode = math.isnan(first) or first >= window_start or _recurs_each_attempt(stats, window_start, w)
     score = verdict.weight
     if not in_episode:
         score *= w.before_episode_factor
@@ -166,7 +200,8 @@ def score_events(
         )
         candidate, _ = score_event(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
-            history=history, library=library, lines_after=lines_after, weights=weights,
+            history=history, library=library, lines_after=lines_after, wrapped=wrapped_tail(mined, stats),
+            weights=weights,
         )
         scored.append(candidate)
     return scored
