@@ -98,3 +98,22 @@ def test_the_extractor_imports_no_library_and_no_knowledge() -> None:
     for module, targets in import_graph().items():
         if module.startswith("agent.extract"):
             assert not {t for t in targets if t.startswith(("agent.library", "agent.knowledge"))}, module
+
+
+def test_weights_given_to_the_diagnoser_reach_the_extractor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    import agent.extract as extract_module
+    from agent.extract import Weights
+
+    seen: list[Weights] = []
+    real = extract_module.extract
+
+    def spy(mined, profile, library, weights):  # type: ignore[no-untyped-def]
+        seen.append(weights)
+        return real(mined, profile, library, weights)
+
+    monkeypatch.setattr(extract_module, "extract", spy)
+    tuned = dataclasses.replace(Weights(), root_min_score=0.45)
+    analysis = Diagnoser(library=None, kb=None, reasoner=None, weights=tuned).analyze(_job(tmp_path))
+    assert seen == [tuned] and analysis.diagnosis.reasoner != "fake"
