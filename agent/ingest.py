@@ -194,6 +194,29 @@ def looks_binary(head: bytes) -> bool:
     return control / len(text) > 0.1
 
 
+TAIL_SNIFF_BYTES = 256 * 1024
+
+
+def _tail_bracketed_ranks(path: Path) -> set[str]:
+    """Ranks named by bracketed prefixes at the end of a plain file. PyTorch 2 prefixes only
+    its crash reports with "[rankN]:", so a long console shows them in its last lines alone
+    (Chevolier/LLaMA-Factory train.out: 7,000 plain lines, then eight ranks' tracebacks)."""
+    if path.name.endswith(".gz"):
+        return set()
+    try:
+        with path.open("rb") as fh:
+            fh.seek(max(0, path.stat().st_size - TAIL_SNIFF_BYTES))
+            tail = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return set()
+    ranks: set[str] = set()
+    for line in tail.split("\n"):
+        m = _BRACKETED_PREFIX.match(line)
+        if m:
+            ranks.add(next(g for g in m.groups() if g is not None))
+    return ranks
+
+
 def _detect_console(path: Path) -> ConsoleFormat | None:
     counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
     ranks: dict[str, Counter[str]] = {fmt.name: Counter() for fmt in CONSOLE_FORMATS}
@@ -214,6 +237,10 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
         pass
     if not total:
         return None
+    if not any(counts.values()):
+        tail = _tail_bracketed_ranks(path)
+        if len(tail) >= 2:
+            return CONSOLE_FORMATS[0]
     qualified = [
         fmt for fmt in CONSOLE_FORMATS
         if len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
@@ -398,10 +425,12 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
                     clock = clocks[node] = _Clock(source.year)
                 ts = clock.parse(text)
                 stamped = ts is not None
+                # A console's ranks write one file in order: an unstamped line happened after
+                # the file's last stamped line, whichever rank stamped it.
                 if ts is None:
-                    ts = last_ts.get(node)
+                    ts = last_ts.get(source.node)
                 else:
-                    last_ts[node] = ts
+                    last_ts[source.node] = ts
                 yield LogLine(node, lineno, ts, parse_level(text), text, stamped)
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")
