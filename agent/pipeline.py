@@ -334,6 +334,7 @@ def analyze(
     t2 = time.perf_counter()
     extraction = extract(mined, profile, fault_library() if use_library else None)
     mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
+    warnings.extend(extraction.warnings)
     t3 = time.perf_counter()
     diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
     t4 = time.perf_counter()

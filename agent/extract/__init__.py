@@ -44,6 +44,7 @@ class Extraction:
     known: dict[int, LibraryMatch] = field(default_factory=dict)  # event -> best library match
     named_by_peers: list[str] = field(default_factory=list)  # nodes the root event's printers name (a lost peer)
     mined: MinedJob | None = None  # the job as extracted: the caller's, or a copy with imputed times
+    warnings: list[str] = field(default_factory=list)  # what the reader should know (clock steps)
 
 
 def extract(
@@ -58,6 +59,8 @@ def extract(
     weight (the paper's deployment checks confirmed patterns first)."""
     w = weights
     progress_tids = progress.progress_templates(mined, w)
+    unstepped, clock_warnings = clock.unstep_times(mined)
+    mined = clock.with_times(mined, unstepped)
     mined = clock.with_times(mined, clock.impute_times(mined, w))
     table = build_table(mined, clock.estimate_skew(mined, progress_tids, w))
     n_nodes = len(table.node_names)
@@ -97,4 +100,5 @@ def extract(
         known=known,
         named_by_peers=named,
         mined=mined,
+        warnings=clock_warnings,
     )
