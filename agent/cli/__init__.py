@@ -82,8 +82,10 @@ def _progress(enabled: bool = True) -> Iterator[Any]:
 
 
 def _print_warnings(warnings: list[str]) -> None:
+    from ..render import escape_controls
+
     for warning in warnings:
-        err.print(f"warning: {warning}", markup=False, style="yellow")
+        err.print(f"warning: {escape_controls(warning)}", markup=False, style="yellow")
 
 
 def _version_callback(value: bool) -> None:

@@ -57,7 +57,7 @@ def _diagnosis(
         if cached is not None:
             err.print(f"(cached diagnosis of {job}; --no-cache to redo it)", style="dim", markup=False)
             _print_warnings(cached.warnings)
-            return cached.diagnosis, None
+            return cached.diagnosis.model_copy(update={"warnings": cached.diagnosis.warnings or cached.warnings}), None
     analysis = analyze(
         job, normal_jobs=normal or None, setting=setting, top=top, workers=workers, progress=progress, reasoner=chosen
     )

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import console as console_gen  # noqa: E402
-import gen  # noqa: E402
+import console as console_gen
+import gen
 
 L4 = [sys.executable, "-m", "agent"]
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
@@ -432,7 +432,7 @@ def _i15a(c: Ctx):
     (d / "worker-1.log").rename(d / "nœud-日本-😀.log")
     (d / "worker-3.log").rename(d / "bad [bold red]X[blink]Y.log")
     r = c.diag(d)
-    t = c.l4("diagnose", str(d))
+    c.l4("diagnose", str(d))
     cls, note = judge(r, right(r))
     return cls, note
 
@@ -571,7 +571,7 @@ def _i19b(c: Ctx):
     worst, notes = "OK", []
     for name, shift in (("tz_naive", 8 * 3600), ("tz_minus_8h", -8 * 3600), ("skew_m300", -300), ("skew_m90", -90)):
         r = _skew(c, name, shift)
-        cls, note = judge(r, right(r))
+        cls, _note = judge(r, right(r))
         worst = max(worst, cls, key=["OK", "DEGRADED", "BAD"].index)
         notes.append(f"{shift}s: {cls}")
     return worst, ", ".join(notes)
@@ -754,7 +754,8 @@ def _s05c(c: Ctx):
     script.write_text(
         "import os, pathlib\nfrom agent import cache\nfrom agent.schema import Diagnosis\n"
         "folder = pathlib.Path(os.environ['L4_HOME']) / 'cache' / 'diagnoses'\n"
-        "d = Diagnosis.model_validate_json(next(folder.glob('*.json')).read_text())\nerrors = 0\n"
+        "import json\ndata = json.loads(next(folder.glob('*.json')).read_text())\n"
+        "d = Diagnosis.model_validate(data.get('diagnosis', data))\nerrors = 0\n"
         "for _ in range(300):\n    try:\n        p = cache.save('samekey', d)\n        errors += bool(p)\n"
         "    except OSError:\n        errors += 1\nprint(errors)\n")
     e = {**os.environ, "L4_HOME": str(h)}
