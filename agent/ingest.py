@@ -441,6 +441,7 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
     console = source.console
     clipped = 0
     nul_lines = 0
+    replaced = 0
     lineno = 0
     try:
         with _open_text(source.path) as fh:
@@ -450,6 +451,8 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
                 if "\x00" in text:  # logrotate copytruncate pads with NULs: drop them, keep the text
                     nul_lines += 1
                     text = text.replace("\x00", "")
+                if "\ufffd" in text:  # bytes that are not UTF-8 were replaced: say so (quoted evidence differs)
+                    replaced += 1
                 if len(text) > MAX_LINE_CHARS:
                     clipped += 1
                     text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
@@ -477,5 +480,7 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
         warnings.append(f"{source.path}: read error after line {lineno} ({exc}); kept what was read")
     if clipped:
         warnings.append(f"{source.path}: {clipped} line(s) longer than {MAX_LINE_CHARS} chars were clipped")
+    if replaced:
+        warnings.append(f"{source.path}: {replaced} line(s) hold bytes that are not UTF-8, shown as \ufffd (latin-1 or another encoding?)")
     if nul_lines:
         warnings.append(f"{source.path}: NUL bytes removed from {nul_lines} line(s) (a file truncated while written?)")

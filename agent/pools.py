@@ -58,7 +58,7 @@ def _pool_dir(setting: str) -> Path:
 def _locked(setting: str, exclusive: bool) -> Iterator[None]:
     """A per-setting lock, so two `l4 normal add` never lose each other's job. The lock file
     sits beside the pool folder: removing a pool must not remove the lock it holds."""
-    root = l4_home() / "normal"
+    root = _pool_dir(setting).parent  # validates the name first: "../x" must never name a lock file
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f".{setting}.lock", "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)

@@ -1,0 +1,28 @@
+"""One test per reliability-probe row fixed here that has no better home (see benchmarks/probe)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agent.cli import app
+from agent.ingest import open_job
+
+
+def test_a06_a_setting_name_that_climbs_out_is_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "w.log").write_text("2024-05-12 10:00:00 ERROR boom\n")
+    for args in (["diagnose", str(tmp_path / "w.log"), "--setting", "../../etc"],
+                 ["normal", "add", str(tmp_path / "w.log"), "--setting", "../evil", "--force"]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 1, result.output
+        assert "Traceback" not in result.output and "invalid setting name" in result.stderr
+    assert not list(tmp_path.rglob("*.lock"))
+
+
+def test_i08a_bytes_that_are_not_utf8_are_warned(tmp_path: Path) -> None:
+    (tmp_path / "w.log").write_bytes("2024-05-12 10:00:00 ERROR Straße café µs\n".encode("latin-1"))
+    job = open_job(tmp_path)
+    lines = list(job.lines(job.sources[0]))
+    assert "\ufffd" in lines[0].text
+    assert any("not UTF-8" in w for w in job.warnings)
