@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -26,3 +27,19 @@ def test_i08a_bytes_that_are_not_utf8_are_warned(tmp_path: Path) -> None:
     lines = list(job.lines(job.sources[0]))
     assert "\ufffd" in lines[0].text
     assert any("not UTF-8" in w for w in job.warnings)
+
+
+def test_standard_input_is_a_job_of_one_console(tmp_path: Path) -> None:
+    lines = [f"[rank{r}]: 2024-05-12 11:00:{i:02d} INFO iteration {i} | loss 2.5" for i in range(40) for r in range(3)]
+    lines.append("[rank1]: 2024-05-12 11:01:00 ERROR RuntimeError: CUDA error: an illegal memory access was encountered")
+    data = ("\n".join(lines) + "\n").encode()
+    runner = CliRunner()
+    result = runner.invoke(app, ["diagnose", "-", "-f", "json"], input=data)
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["job"] == "-" and d["faulty_nodes"][0]["node"] == "rank1"
+    assert d["events"][0]["occurrences"][0]["line"] == 121
+    parsed = runner.invoke(app, ["parse", "-", "-f", "json"], input=data)
+    assert json.loads(parsed.stdout)["nodes"] == 3
+    asked = runner.invoke(app, ["ask", "-", "why?"], input=data)
+    assert asked.exit_code == 2 and "save standard input to a file" in " ".join(asked.stderr.split())

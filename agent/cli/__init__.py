@@ -81,6 +81,21 @@ def _progress(enabled: bool = True) -> Iterator[Any]:
         yield update
 
 
+@contextmanager
+def _stdin_job() -> Iterator[Path]:
+    """``-`` as the job is standard input (``kubectl logs POD | l4 diagnose -``): spooled to a
+    temporary file, so it is read like a job of one console log."""
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="l4-stdin-") as tmp:
+        path = Path(tmp) / "stdin.log"
+        with path.open("wb") as fh:
+            shutil.copyfileobj(sys.stdin.buffer, fh)
+        yield path
+
+
 def _print_warnings(warnings: list[str]) -> None:
     from ..render import escape_controls
 
@@ -123,7 +138,7 @@ class ReasonerChoice(str, Enum):
 
 
 JobArg = Annotated[
-    Path, typer.Argument(help="The failed job: a directory of per-node/per-rank logs (recursive, .gz ok) or one log file.")
+    Path, typer.Argument(help="The failed job: a directory of per-node/per-rank logs (recursive, .gz ok), one log file, or - for standard input.")
 ]
 SettingOpt = Annotated[str | None, typer.Option(help="Compare with the stored normal jobs of this setting (see `l4 normal`).")]
 NormalOpt = Annotated[

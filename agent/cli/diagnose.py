@@ -26,6 +26,7 @@ from . import (
     _fail,
     _print_warnings,
     _progress,
+    _stdin_job,
     _user_errors,
     err,
     out,
@@ -48,6 +49,14 @@ def _diagnosis(
     from .. import cache
     from ..pipeline import analyze
     from ..reasoners import get_reasoner
+
+    if str(job) == "-":  # standard input: never cached (there is no file to key on)
+        with _stdin_job() as spooled:
+            diagnosis, analysis = _diagnosis(
+                spooled, setting=setting, normal=normal, reasoner=reasoner, no_cache=True, no_redact=no_redact,
+                top=top, workers=workers, progress=progress,
+            )
+        return diagnosis.model_copy(update={"job": "-"}), analysis
 
     chosen = get_reasoner(reasoner.value, **({"redact": False} if no_redact else {}))
     identity = "|".join(str(getattr(chosen, attr, "")) for attr in ("name", "model", "base_url"))
@@ -154,6 +163,11 @@ def _session(job: Path, setting: str | None, normal: list[Path] | None, reasoner
     return ChatSession.from_settings(job, diagnosis, analysis)
 
 
+def _no_stdin(job: Path) -> None:
+    if str(job) == "-":  # answers re-read the job's lines, and standard input can be read once
+        _fail("questions need the job on disk — save standard input to a file (… > job.log) and ask about that", 2)
+
+
 def _print_answer(answer: Any) -> None:
     out.print(answer.text, markup=False, highlight=False)
 
@@ -167,6 +181,7 @@ def ask(
     no_cache: NoCacheOpt = False,
 ) -> None:
     """One follow-up question about a diagnosed job (answers cite node:line). Type `help` for the commands."""
+    _no_stdin(job)
     with _user_errors():
         session = _session(job, setting, normal, reasoner, no_cache)
         answer = session.ask(question)
@@ -183,6 +198,7 @@ def chat(
     """Interactive follow-up questions over a diagnosed job (exit with Ctrl-D or `exit`)."""
     from .. import render
 
+    _no_stdin(job)
     with _user_errors(), _progress() as progress:
         diagnosis, _ = _diagnosis(job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress)
     render.render_terminal(diagnosis, out)
