@@ -39,7 +39,7 @@ def _line(draw: st.DrawFn, i: int) -> str:
 
 def _garble(draw: st.DrawFn, text: str) -> str:
     """A stray byte (latin-1, a control) in a line now and then: never a newline."""
-    if not draw(st.integers(0, 4)) == 0:
+    if draw(st.integers(0, 4)) != 0:
         return text
     at = draw(st.integers(0, len(text)))
     return text[:at] + draw(st.sampled_from(["\x01", "\x1b", "é", "\ufffd", "\x00"])) + text[at:]
