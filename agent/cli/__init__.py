@@ -159,10 +159,11 @@ def main() -> None:
 
 # Imported last: the command modules use the names above. Commands are registered here, not
 # where they are defined, so that `l4 --help` keeps one deliberate order.
-from . import corpus, diagnose, kb, library, normal  # noqa: E402
+from . import corpus, diagnose, doctor, kb, library, normal  # noqa: E402
 
 for _command in (
-    corpus.parse, corpus.synth, diagnose.diagnose, diagnose.ticket, diagnose.ask, diagnose.chat, corpus.bench, corpus.demo
+    corpus.parse, corpus.synth, diagnose.diagnose, diagnose.ticket, diagnose.ask, diagnose.chat, corpus.bench, corpus.demo,
+    doctor.doctor,
 ):
     app.command()(_command)
 app.add_typer(normal.normal_app, name="normal")
