@@ -127,6 +127,18 @@ def refusal(r: Run, code: int = 1) -> tuple[str, str]:
     return ("OK" if r.rc == code and first else "BAD"), f"rc {r.rc}: {first}"
 
 
+def _edited(c: Ctx, name: str, edit: Callable[[Path], None], files: str = "worker-2.log") -> Run:
+    """The probe job with ``edit`` applied to each file matching ``files``, diagnosed."""
+    d = c.job(name)
+    for f in sorted(d.glob(files)):
+        edit(f)
+    return c.diag(d)
+
+
+def _utf16(f: Path) -> None:
+    f.write_bytes(f.read_text().encode("utf-16"))
+
+
 PROBES: dict[str, Callable[[Ctx], tuple[str, str]]] = {}
 SLOW = {"S04a", "S04b", "S04c", "S04d", "S04e"}
 
@@ -253,49 +265,37 @@ def _i08a(c: Ctx):
 
 @probe("I08b")
 def _i08b(c: Ctx):
-    d = c.job("utf16")
-    for f in d.glob("*.log"):
-        f.write_bytes(f.read_text().encode("utf-16"))
-    r = c.diag(d)
+    r = _edited(c, "utf16", _utf16, "*.log")
     return judge(r, right(r))
 
 
 @probe("I08c")
 def _i08c(c: Ctx):
-    d = c.job("mix16")
-    f = d / "worker-2.log"
-    f.write_bytes(f.read_text().encode("utf-16"))
-    r = c.diag(d)
+    r = _edited(c, "mix16", _utf16)
     return judge(r, right(r))
 
 
 @probe("I09")
 def _i09(c: Ctx):
-    d = c.job("crlf")
-    for f in d.glob("*.log"):
-        f.write_bytes(f.read_bytes().replace(b"\n", b"\r\n"))
-    r = c.diag(d)
+    r = _edited(c, "crlf", lambda f: f.write_bytes(f.read_bytes().replace(b"\n", b"\r\n")), "*.log")
     cls, note = judge(r, right(r))
     return ("BAD", note + ", \\r in output") if "\\r" in r.out else (cls, note)
 
 
 @probe("I10a")
 def _i10a(c: Ctx):
-    d = c.job("nul_head")
-    f = d / "worker-2.log"
-    lines = f.read_bytes().split(b"\n")
-    lines[2] = lines[2][:20] + b"\x00\x00" + lines[2][20:]
-    f.write_bytes(b"\n".join(lines))
-    r = c.diag(d)
+    def two_nuls(f: Path) -> None:
+        lines = f.read_bytes().split(b"\n")
+        lines[2] = lines[2][:20] + b"\x00\x00" + lines[2][20:]
+        f.write_bytes(b"\n".join(lines))
+
+    r = _edited(c, "nul_head", two_nuls)
     return judge(r, right(r), warn=r.warned("NUL"))
 
 
 @probe("I10b")
 def _i10b(c: Ctx):
-    d = c.job("nul_tail")
-    with open(d / "worker-2.log", "ab") as fh:
-        fh.write(b"\x00" * 4096)
-    r = c.diag(d)
+    r = _edited(c, "nul_tail", lambda f: f.write_bytes(f.read_bytes() + b"\x00" * 4096))
     return judge(r, right(r))
 
 
@@ -313,10 +313,7 @@ def _i10c(c: Ctx):
 
 @probe("I10d")
 def _i10d(c: Ctx):
-    d = c.job("copytrunc")
-    f = d / "worker-2.log"
-    f.write_bytes(b"\x00" * 65536 + f.read_bytes())
-    r = c.diag(d)
+    r = _edited(c, "copytrunc", lambda f: f.write_bytes(b"\x00" * 65536 + f.read_bytes()))
     return judge(r, right(r), warn=r.warned("NUL"))
 
 
@@ -357,9 +354,7 @@ def _i11e(c: Ctx):
 
 @probe("I12a")
 def _i12a(c: Ctx):
-    d = c.job("noperm")
-    (d / "worker-2.log").chmod(0)
-    r = c.diag(d)
+    r = _edited(c, "noperm", lambda f: f.chmod(0))
     return judge(r, right(r))
 
 
