@@ -43,3 +43,14 @@ def test_standard_input_is_a_job_of_one_console(tmp_path: Path) -> None:
     assert json.loads(parsed.stdout)["nodes"] == 3
     asked = runner.invoke(app, ["ask", "-", "why?"], input=data)
     assert asked.exit_code == 2 and "save standard input to a file" in " ".join(asked.stderr.split())
+
+
+def test_s10_library_list_names_a_damaged_pattern() -> None:
+    import os
+
+    folder = Path(os.environ["L4_HOME"]) / "library"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "p1.json").write_text('{"schema": "l4-user-pattern/1", ')
+    result = CliRunner().invoke(app, ["library", "list"])
+    assert result.exit_code == 0
+    assert "p1.json skipped" in " ".join(result.stderr.split()) and "l4 doctor" in result.stderr
