@@ -72,7 +72,7 @@ def _diagnosis(
     )
     _print_warnings(analysis.warnings)
     redacted = getattr(chosen, "redacted_count", None)
-    if redacted is not None and chosen.name != "offline":
+    if redacted is not None and chosen.name != "offline" and analysis.diagnosis.reasoner == chosen.name:  # sent, not fallen back
         err.print(f"Redacted {redacted} item(s) before sending to the LLM.", style="dim", markup=False)
     # A fallback (the endpoint failed, the offline verdict was used) is never cached:
     # the next call must try the endpoint again.
