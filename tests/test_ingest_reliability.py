@@ -91,3 +91,10 @@ def test_a_skipped_node_lowers_the_confidence_and_json_and_ticket_say_why(tmp_pa
         assert d["confidence"] < full["confidence"]
     assert full["warnings"] == []
     assert "worker-2.log: binary content" in ticket.stdout and "confidence lowered" in ticket.stdout
+
+
+def test_zstd_is_read_when_zstandard_is_installed(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    (tmp_path / "w.log.zst").write_bytes(zstandard.ZstdCompressor().compress(TEXT))
+    job = open_job(tmp_path)
+    assert len(list(job.lines(job.sources[0]))) == 30 and not job.warnings
