@@ -1113,7 +1113,7 @@ def main() -> None:
     print(summary)
     if args.out:
         args.out.write_text(table + "\n\n" + summary + "\n")
-    shutil.rmtree(root, ignore_errors=True)
+    subprocess.run(["rm", "-rf", str(root)], check=False)  # shutil.rmtree recurses: the I14d tree is too deep
 
 
 if __name__ == "__main__":
