@@ -811,7 +811,9 @@ def _s10(c: Ctx):
     r = c.diag(c.job("basic_c", "basic"), home=h)
     ls = c.l4("-v", "library", "list", home=h)
     warned = r.warned("pattern", "library")
-    return ("DEGRADED" if warned and not ls.tb else "BAD"), f"diagnose warned {warned}; list: {ls.out.strip()[:60]!r}"
+    listed = "skipped" in ls.err
+    cls = "BAD" if ls.tb or not warned else "OK" if listed else "DEGRADED"
+    return cls, f"diagnose warned {warned}; list names the damaged file {listed}"
 
 
 # ---------------------------------------------------------------- 3. interruptions
