@@ -43,6 +43,8 @@ def test_standard_input_is_a_job_of_one_console(tmp_path: Path) -> None:
     assert json.loads(parsed.stdout)["nodes"] == 3
     asked = runner.invoke(app, ["ask", "-", "why?"], input=data)
     assert asked.exit_code == 2 and "save standard input to a file" in " ".join(asked.stderr.split())
+    page = runner.invoke(app, ["diagnose", "-", "-f", "html", "--out", str(tmp_path / "r.html")], input=data)
+    assert page.exit_code == 2 and "Traceback" not in page.output and not (tmp_path / "r.html").exists()
 
 
 def test_s10_library_list_names_a_damaged_pattern() -> None:
