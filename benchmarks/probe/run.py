@@ -120,6 +120,12 @@ def judge(r: Run, ok: bool, warn: bool = False) -> tuple[str, str]:
     return ("DEGRADED", note + " (verdict changes)") if r.warned() else ("BAD", note + ", silently")
 
 
+def top_is(r: Run, node: str) -> tuple[str, str]:
+    """Judged right when ``node`` is the first suspect."""
+    nodes = r.verdict()[2]
+    return judge(r, bool(nodes) and nodes[0] == node)
+
+
 def refusal(r: Run, code: int = 1) -> tuple[str, str]:
     first = (r.err.strip().splitlines() or [""])[-1][:100]
     if r.tb:
@@ -358,23 +364,25 @@ def _i12a(c: Ctx):
     return judge(r, right(r))
 
 
-@probe("I12b")
-def _i12b(c: Ctx):
-    d = c.job("noperm_b")
+def _unreadable_as_nobody(c: Ctx, name: str) -> tuple[Path, Path]:
+    """The probe job with worker-2.log mode 000, and an L4_HOME that `nobody` owns."""
+    d = c.job(name)
     (d / "worker-2.log").chmod(0)
     h = c.home()
     os.chown(h, 65534, 65534)
-    c.root.chmod(0o755)
+    return d, h
+
+
+@probe("I12b")
+def _i12b(c: Ctx):
+    d, h = _unreadable_as_nobody(c, "noperm_b")
     r = c.diag(d, home=h, user=NOBODY)
     return judge(r, right(r), warn=True)
 
 
 @probe("I12c")
 def _i12c(c: Ctx):
-    d = c.job("noperm_c")
-    (d / "worker-2.log").chmod(0)
-    h = c.home()
-    os.chown(h, 65534, 65534)
+    d, h = _unreadable_as_nobody(c, "noperm_c")
     return refusal(c.diag(d / "worker-2.log", home=h, user=NOBODY), code=2)
 
 
@@ -386,9 +394,7 @@ def _i13(c: Ctx):
         if i == 4242:
             body += "2024-05-12 10:00:09 ERROR RuntimeError: CUDA error: an illegal memory access was encountered\n"
         (d / f"rank{i}.log").write_text(body)
-    r = c.diag(d)
-    nodes = r.verdict()[2]
-    return judge(r, bool(nodes) and nodes[0] == "rank4242")
+    return top_is(c.diag(d), "rank4242")
 
 
 @probe("I14")
@@ -506,9 +512,7 @@ def _i17(c: Ctx):
     out.append("3: 2024-05-12 11:02:00 ERROR RuntimeError: CUDA error: an illegal memory access was encountered")
     out += [f"[default{r}]: 2024-05-12 11:12:00 ERROR [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." for r in range(3)]
     (d / "console.log").write_text("\n".join(out) + "\n")
-    r = c.diag(d)
-    nodes = r.verdict()[2]
-    return judge(r, bool(nodes) and nodes[0] == "rank3")
+    return top_is(c.diag(d), "rank3")
 
 
 @probe("I17b")
@@ -520,9 +524,7 @@ def _i17b(c: Ctx):
             out.append(f"{t}: [default0]: 2024-05-12 11:00:{i%60:02d} INFO iteration {i} | loss 2.5")
     out.append("1: [default0]: 2024-05-12 11:01:50 ERROR RuntimeError: CUDA error: an illegal memory access was encountered")
     (d / "console.log").write_text("\n".join(out) + "\n")
-    r = c.diag(d)
-    nodes = r.verdict()[2]
-    return judge(r, bool(nodes) and nodes[0] == "rank1")
+    return top_is(c.diag(d), "rank1")
 
 
 @probe("I18")
@@ -673,25 +675,27 @@ def _s01c(c: Ctx):
     return judge(r, right(r), warn=True)
 
 
-@probe("S02a")
-def _s02a(c: Ctx):
+def _damaged_cache_entry(c: Ctx, damage: Callable[[Path], None]) -> tuple[str, str]:
+    """Diagnose, damage the cached entry, diagnose again: recomputed with a warning."""
     h = c.home()
     c.diag(c.jobs / "basic", home=h)
-    f = next((h / "cache" / "diagnoses").glob("*.json"))
-    f.write_text('{"schema": ')
+    damage(next((h / "cache" / "diagnoses").glob("*.json")))
     r = c.diag(c.jobs / "basic", home=h)
     return judge(r, right(r), warn=True)
+
+
+@probe("S02a")
+def _s02a(c: Ctx):
+    return _damaged_cache_entry(c, lambda f: f.write_text('{"schema": '))
 
 
 @probe("S02b")
 def _s02b(c: Ctx):
-    h = c.home()
-    c.diag(c.jobs / "basic", home=h)
-    f = next((h / "cache" / "diagnoses").glob("*.json"))
-    f.unlink()
-    f.mkdir()
-    r = c.diag(c.jobs / "basic", home=h)
-    return judge(r, right(r), warn=True)
+    def to_folder(f: Path) -> None:
+        f.unlink()
+        f.mkdir()
+
+    return _damaged_cache_entry(c, to_folder)
 
 
 @probe("S03a")
