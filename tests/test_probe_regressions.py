@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from typer.testing import CliRunner
 
 from agent.cli import app
@@ -56,3 +58,29 @@ def test_s10_library_list_names_a_damaged_pattern() -> None:
     result = CliRunner().invoke(app, ["library", "list"])
     assert result.exit_code == 0
     assert "p1.json skipped" in " ".join(result.stderr.split()) and "l4 doctor" in result.stderr
+
+
+def test_x07_a_killed_save_leaves_no_temp_behind(monkeypatch) -> None:
+    import os
+    import time
+
+    from agent import cache
+    from agent.schema import Diagnosis
+
+    folder = Path(os.environ["L4_HOME"]) / "cache" / "diagnoses"
+    folder.mkdir(parents=True)
+    stale = folder / ".k0.abc.tmp"
+    stale.write_text("{")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    fresh = folder / ".k1.abc.tmp"  # another process saving right now
+    fresh.write_text("{")
+    assert cache.save("k2", Diagnosis(job="j")) is None
+    assert not stale.exists() and fresh.exists()
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cache.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cache.save("k3", Diagnosis(job="j"))
+    assert sorted(p.name for p in folder.glob(".*.tmp")) == [".k1.abc.tmp"]
