@@ -27,7 +27,8 @@ def _init_worker() -> None:
             ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
+def exit_on_sigterm(signum: int, frame: object) -> None:
+    """A SIGTERM handler: exit 143 through the normal unwinding (finally blocks run)."""
     raise SystemExit(128 + signum)
 
 
@@ -38,7 +39,7 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGTERM) if in_main else None
     if in_main:
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        signal.signal(signal.SIGTERM, exit_on_sigterm)
     try:
         yield pool
     except BaseException:

@@ -92,3 +92,19 @@ def test_ctrl_c_prints_one_line_and_no_worker_traceback(big_job: Path, tmp_path:
     assert "Traceback" not in err
     assert err.strip() == "Interrupted."
     assert _gone(kids)
+
+
+def test_sigterm_outside_the_pool_unwinds_with_143(tmp_path: Path) -> None:
+    """`kill PID` during a serial run exits 143 through the normal unwinding (no temp files left)."""
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "w.log").write_text("".join(f"2024-05-12 10:00:{i % 60:02d} INFO iteration {i} | loss 2.5\n" for i in range(200_000)))
+    env = {**os.environ, "L4_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([sys.executable, "-m", "agent", "diagnose", str(job), "--workers", "1"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    assert proc.poll() is None, "finished before the signal"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "Traceback" not in err
+    assert not list((tmp_path / "home").rglob("*.tmp"))

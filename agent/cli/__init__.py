@@ -171,6 +171,12 @@ NoRedactOpt = Annotated[bool, typer.Option("--no-redact", help="Send log text to
 
 
 def main() -> None:
+    import signal
+
+    from ..workers import exit_on_sigterm
+
+    # `kill PID` unwinds like Ctrl-C does (finally blocks run: no temp file or worker left).
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
     app()
 
 
