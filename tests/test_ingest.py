@@ -50,7 +50,7 @@ def test_non_utf8_bytes_are_replaced(tmp_path: Path) -> None:
     (tmp_path / "n.log").write_bytes(b"ok line\nbad \xff\xfe bytes\n\xe4\xb8\xad\xe6\x96\x87 fine\n")
     lines, warnings = _lines(tmp_path)
     assert [line.text for line in lines] == ["ok line", "bad \ufffd\ufffd bytes", "中文 fine"]
-    assert warnings == []
+    assert len(warnings) == 1 and "1 line(s) hold bytes that are not UTF-8" in warnings[0]  # probe I08a: said, not silent
 
 
 def test_empty_and_binary_files_are_skipped_with_warnings(tmp_path: Path) -> None:
