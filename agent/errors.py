@@ -30,6 +30,10 @@ class DatasetError(AgentError):
     """A labeled dataset is malformed."""
 
 
+class NotNormalError(InputError):
+    """A job offered to a normal-job pool shows signs of a failure (it would hide that failure)."""
+
+
 class KnowledgeError(AgentError):
     """A knowledge doc or the knowledge store cannot be used."""
 

@@ -27,7 +27,6 @@ import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from drain3.template_miner_config import TemplateMinerConfig
 
 from .ingest import Job, SourceFile, open_job, read_lines
 from .records import LogLine, NodeLog
+from .workers import worker_pool
 
 
 @dataclass(frozen=True)
@@ -302,7 +302,7 @@ def _scan_all(job: Job, workers: int | None, progress: Progress | None) -> list[
     results: list[tuple[SourceFile, NodeScan]] = []
     n = len(job.sources)
     if workers > 1 and n > 1 and total_bytes >= PARALLEL_MIN_BYTES:
-        with ProcessPoolExecutor(max_workers=min(workers, n)) as pool:
+        with worker_pool(min(workers, n)) as pool:
             for done, (source, (scans, warnings)) in enumerate(
                 zip(job.sources, pool.map(_scan_source, job.sources, chunksize=1), strict=True), 1
             ):

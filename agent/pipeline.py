@@ -20,7 +20,7 @@ import numpy as np
 
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
-from .ingest import read_lines
+from .ingest import is_evidence_loss, read_lines
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
@@ -309,6 +309,21 @@ def _cause_event(diagnosis: Diagnosis, evidence: Evidence) -> EventOut:
 
 
 MAX_EVENTS_FOR_KNOWLEDGE = 3
+LOST_FILE_FACTOR = 0.7  # each file not read in full (up to three) takes this share of the confidence
+
+
+def with_read_warnings(diagnosis: Diagnosis, warnings: list[str]) -> Diagnosis:
+    """The diagnosis carrying its warnings, its confidence lowered for each file that could not
+    be read in full: a verdict reached without a node's lines must never look as sure."""
+    lost = [w for w in warnings if is_evidence_loss(w)]
+    kept = list(dict.fromkeys([*diagnosis.warnings, *warnings]))
+    confidence = diagnosis.confidence
+    if lost and confidence is not None:
+        confidence = round(confidence * LOST_FILE_FACTOR ** min(len(lost), 3), 2)
+        kept.append(f"confidence lowered from {diagnosis.confidence:.0%} to {confidence:.0%}: "
+                    f"{len(lost)} file(s) could not be read in full")
+    update = {"warnings": kept, "confidence": confidence}
+    return diagnosis.model_copy(update=update)
 
 
 class Shared(Enum):
@@ -396,6 +411,7 @@ class Diagnoser:
         known = JobMatches(self.library) if self.library is not None else None  # one match, read by both stages
         extraction = extract(mined, profile, known, self.weights or DEFAULT_WEIGHTS)
         mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
+        warnings.extend(extraction.warnings)
         t3 = time.perf_counter()
         diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
         t4 = time.perf_counter()
@@ -406,8 +422,9 @@ class Diagnoser:
             assert chosen is not None
             diagnosis = chosen.reason(evidence)
             warnings.extend(evidence.warnings)
-            if chosen.name != "offline":
+            if chosen.name != "offline" and diagnosis.reasoner == chosen.name:  # sent, not fallen back
                 redacted = getattr(chosen, "redacted_count", None)  # the LLM reasoner counts what it redacted
+        diagnosis = with_read_warnings(diagnosis, [*warnings, *mined.warnings])
         t5 = time.perf_counter()
         timings = {
             "normal_profile": t1 - t0, **mined.timings, "extract": t3 - t2, "render_events": t4 - t3, "reason": t5 - t4,
@@ -417,7 +434,7 @@ class Diagnoser:
             mined=mined,
             extraction=extraction,
             timings=timings,
-            warnings=[*warnings, *mined.warnings],
+            warnings=diagnosis.warnings,
             redacted=redacted,
         )
 
@@ -433,8 +450,9 @@ class Diagnoser:
             identity = "|".join(str(getattr(self.reasoner, attr, "")) for attr in ("name", "model", "base_url"))
             key = self.cache.key(job_path, normal_jobs=normal_jobs, setting=setting, reasoner=f"{identity}|top={top}")
             cached = self.cache.load(key) if reuse else None
-            if cached is not None:
-                return Run(cached.diagnosis, None, list(cached.warnings))
+            if cached is not None:  # entries written before diagnoses carried warnings keep them beside
+                diagnosis = cached.diagnosis.model_copy(update={"warnings": cached.diagnosis.warnings or cached.warnings})
+                return Run(diagnosis, None, list(cached.warnings))
         analysis = self.analyze(
             job_path, normal_jobs=normal_jobs or None, setting=setting, top=top, workers=workers, progress=progress
         )
@@ -446,24 +464,15 @@ class Diagnoser:
                 warnings.append(problem)
         return Run(analysis.diagnosis, analysis, warnings)
 
-    def diagnose(
-        self, job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None,
-        top: int = 10, workers: int | None = None,
-    ) -> Diagnosis:
+    def diagnose(self, job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None,
+                 top: int = 10, workers: int | None = None) -> Diagnosis:
         """A job's logs in, a ``Diagnosis`` out (through the cache, when there is one)."""
         return self.run(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers).diagnosis
 
 
 def analyze(
-    job_path: Path | str,
-    *,
-    normal_jobs: list[Path] | None = None,
-    setting: str | None = None,
-    top: int = 10,
-    workers: int | None = None,
-    progress: Progress | None = None,
-    use_pool: bool = True,
-    use_library: bool = True,
+    job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None, top: int = 10,
+    workers: int | None = None, progress: Progress | None = None, use_pool: bool = True, use_library: bool = True,
     reasoner: str | Reasoner | None = "offline",
 ) -> Analysis:
     """Diagnose a job: mine it against the normal jobs (if any), extract, and reason.
@@ -472,19 +481,13 @@ def analyze(
     neither)."""
     shared = SHARED if use_library else None
     return Diagnoser(library=shared, kb=shared, reasoner=reasoner).analyze(
-        job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers, progress=progress,
-        use_pool=use_pool,
+        job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers, progress=progress, use_pool=use_pool
     )
 
 
 def diagnose(
-    job_path: Path | str,
-    *,
-    normal_jobs: list[Path] | None = None,
-    setting: str | None = None,
-    top: int = 10,
-    workers: int | None = None,
-    reasoner: str | Reasoner = "auto",
+    job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None, top: int = 10,
+    workers: int | None = None, reasoner: str | Reasoner = "auto",
 ) -> Diagnosis:
     """The public entry point: a job's logs in, a ``Diagnosis`` out, with the CLI's defaults.
 
@@ -493,6 +496,4 @@ def diagnose(
     ``auto`` (an LLM when an endpoint is configured, else offline), ``offline``, ``llm``, or
     a ``Reasoner`` object. For injected collaborators or the CLI's cache, use ``Diagnoser``.
     """
-    return Diagnoser(reasoner=reasoner).diagnose(
-        job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers
-    )
+    return Diagnoser(reasoner=reasoner).diagnose(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers)
