@@ -25,8 +25,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .ingest import _TS_GLOG, _TS_ISO, _TS_SCAN_CHARS, _TS_SYSLOG, MAX_LINE_CHARS, SourceFile, parse_level
-from .scan import _ITER_VALUE, _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan
+from .ingest import (
+    _TS_GLOG,
+    _TS_ISO,
+    _TS_SCAN_CHARS,
+    _TS_SYSLOG,
+    MAX_LINE_CHARS,
+    SourceFile,
+    parse_level,
+    read_lines,
+)
+from .scan import _ITER_VALUE, _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan, scan_lines
 
 CHUNK_BYTES = 8 << 20  # per read: large enough that numpy's per-call overhead vanishes
 MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # a longer line is surely clipped by ingest: not modelled here
@@ -387,3 +396,15 @@ def scan_file(source: SourceFile, masker: Masker | None = None) -> list[NodeScan
         packed.frombytes(np.concatenate(parts[name]).tobytes())
         setattr(scan, field, packed)
     return [scan]
+
+
+def scan_source(source: SourceFile) -> tuple[list[NodeScan], list[str]]:
+    """One file's tables and warnings: chunked when it can be, else line by line (a pure
+    function of the file, so it runs in worker processes and as a Ray task alike)."""
+    warnings: list[str] = []
+    if eligible(source):
+        try:
+            return scan_file(source), warnings
+        except Unsupported:
+            pass  # line by line: the same tables, and the per-line path words the warnings
+    return scan_lines(read_lines(source, warnings)), warnings

@@ -19,21 +19,24 @@ this: the same message maps to the same event in both jobs).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from drain3.template_miner import TemplateMiner as _DrainMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
 from . import fastscan
-from .ingest import Job, SourceFile, open_job, read_lines
+from .ingest import Job, SourceFile, open_job
 from .records import NodeLog
 from .scan import (  # noqa: F401  (re-exported: the public home of masks and the line scan)
     _ITER_VALUE,
@@ -168,18 +171,32 @@ class MinedJob:
         return counts
 
 
-def _scan_source(source: SourceFile) -> tuple[list[NodeScan], list[str]]:
-    warnings: list[str] = []
-    if fastscan.eligible(source):
-        try:
-            return fastscan.scan_file(source), warnings
-        except fastscan.Unsupported:
-            pass  # read it line by line: same tables, and the per-line path words the warnings
-    scans = scan_lines(read_lines(source, warnings))
-    return scans, warnings
+class Engine(Protocol):
+    """Where the per-file scans run (``engine_ray.RayEngine``); the default is this machine."""
+
+    def scan(self, job: Job, progress: Progress | None = None) -> list[tuple[SourceFile, NodeScan]]: ...
+
+
+ENGINE: ContextVar[Engine | None] = ContextVar("l4_engine", default=None)
+
+
+@contextlib.contextmanager
+def using_engine(engine: Engine | None) -> Iterator[None]:
+    """Run every ``mine_job`` inside on ``engine`` (the CLI's --engine; None: local processes)."""
+    token = ENGINE.set(engine)
+    try:
+        yield
+    finally:
+        ENGINE.reset(token)
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
 
 
 def _scan_all(job: Job, workers: int | None, progress: Progress | None) -> list[tuple[SourceFile, NodeScan]]:
+    engine = ENGINE.get()
+    if engine is not None:
+        return engine.scan(job, progress)
     total_bytes = sum(s.path.stat().st_size for s in job.sources)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     results: list[tuple[SourceFile, NodeScan]] = []
@@ -187,7 +204,7 @@ def _scan_all(job: Job, workers: int | None, progress: Progress | None) -> list[
     if workers > 1 and n > 1 and total_bytes >= PARALLEL_MIN_BYTES:
         with ProcessPoolExecutor(max_workers=min(workers, n)) as pool:
             for done, (source, (scans, warnings)) in enumerate(
-                zip(job.sources, pool.map(_scan_source, job.sources, chunksize=1), strict=True), 1
+                zip(job.sources, pool.map(fastscan.scan_source, job.sources, chunksize=1), strict=True), 1
             ):
                 job.warnings.extend(warnings)
                 results.extend((source, scan) for scan in scans)
@@ -195,7 +212,7 @@ def _scan_all(job: Job, workers: int | None, progress: Progress | None) -> list[
                     progress("read", done, n)
     else:
         for done, source in enumerate(job.sources, 1):
-            scans, warnings = _scan_source(source)
+            scans, warnings = fastscan.scan_source(source)
             job.warnings.extend(warnings)
             results.extend((source, scan) for scan in scans)
             if progress:

@@ -13,7 +13,7 @@ import pytest
 
 from agent import fastscan
 from agent.ingest import open_job, read_lines
-from agent.mining import _scan_source, mine_job
+from agent.mining import mine_job
 from agent.scan import NodeScan, scan_lines
 
 REAL = Path(__file__).resolve().parent.parent / "benchmarks" / "real" / "cases"
@@ -118,7 +118,7 @@ def test_what_it_does_not_model_goes_per_line_with_the_same_result(tmp_path, nam
     with pytest.raises(fastscan.Unsupported):
         fastscan.scan_file(source)
     warnings: list[str] = []
-    scans, got = _scan_source(source)
+    scans, got = fastscan.scan_source(source)
     assert_same(scans, scan_lines(read_lines(source, warnings)))
     assert got == warnings  # the per-line path words the warnings, as before
 
@@ -127,7 +127,7 @@ def test_console_files_are_left_to_the_per_line_path(tmp_path):
     write(tmp_path, "".join(f"[default{r}]: step {i} loss 1.0\n" for i in range(50) for r in range(4)), "job.out")
     (source,) = open_job(tmp_path).sources
     assert not fastscan.eligible(source)
-    assert len(_scan_source(source)[0]) == 4
+    assert len(fastscan.scan_source(source)[0]) == 4
 
 
 def test_mining_a_job_uses_it_and_gives_the_same_templates(tmp_path, monkeypatch):

@@ -30,6 +30,7 @@ from . import (
     err,
     out,
 )
+from .engine import EngineChoice, EngineOpt, PathMapOpt, RayAddressOpt, engine_scope
 
 
 def _diagnosis(
@@ -85,11 +86,14 @@ def diagnose(
     all_lines: Annotated[bool, typer.Option("--all-lines", help="Show every occurrence in the text report.")] = False,
     no_cache: NoCacheOpt = False,
     no_redact: NoRedactOpt = False,
+    engine: EngineOpt = EngineChoice.local,
+    ray_address: RayAddressOpt = None,
+    path_map: PathMapOpt = None,
 ) -> None:
     """Diagnose a failed job: root cause, faulty node, stage, iteration, evidence lines, remediation."""
     from .. import render
 
-    with _user_errors(), _progress(fmt is ReportFormat.text) as progress:
+    with _user_errors(), engine_scope(engine, ray_address, path_map), _progress(fmt is ReportFormat.text) as progress:
         diagnosis, _ = _diagnosis(
             job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, no_redact=no_redact,
             top=top, workers=workers, progress=progress,
