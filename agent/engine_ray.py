@@ -136,6 +136,7 @@ class RayEngine:
                                      "--path-map says") from exc
             if progress and ready:
                 progress("read", len(done), len(refs))
+                progress("lines", sum(len(scan) for scans, _ in done.values() for scan in scans), 0)
         logger.info("%d file(s) scanned as Ray tasks on %d node(s)", len(refs), len(set(hosts.values())))
         results: list[tuple[SourceFile, NodeScan]] = []
         for i, source in enumerate(job.sources):

@@ -201,22 +201,23 @@ def _scan_all(job: Job, workers: int | None, progress: Progress | None) -> list[
     workers = workers if workers is not None else (os.cpu_count() or 1)
     results: list[tuple[SourceFile, NodeScan]] = []
     n = len(job.sources)
-    if workers > 1 and n > 1 and total_bytes >= PARALLEL_MIN_BYTES:
-        with ProcessPoolExecutor(max_workers=min(workers, n)) as pool:
-            for done, (source, (scans, warnings)) in enumerate(
-                zip(job.sources, pool.map(fastscan.scan_source, job.sources, chunksize=1), strict=True), 1
-            ):
-                job.warnings.extend(warnings)
-                results.extend((source, scan) for scan in scans)
-                if progress:
-                    progress("read", done, n)
-    else:
-        for done, source in enumerate(job.sources, 1):
-            scans, warnings = fastscan.scan_source(source)
+    parallel = workers > 1 and n > 1 and total_bytes >= PARALLEL_MIN_BYTES
+    lines = 0
+    if progress:
+        progress("read", 0, n)
+    with contextlib.ExitStack() as stack:
+        if parallel:  # one file per task, so a worker holds one open file at a time
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=min(workers, n)))
+            scanned: Iterable[tuple[list[NodeScan], list[str]]] = pool.map(fastscan.scan_source, job.sources, chunksize=1)
+        else:
+            scanned = map(fastscan.scan_source, job.sources)
+        for done, (source, (scans, warnings)) in enumerate(zip(job.sources, scanned, strict=True), 1):
             job.warnings.extend(warnings)
             results.extend((source, scan) for scan in scans)
+            lines += sum(len(scan) for scan in scans)
             if progress:
                 progress("read", done, n)
+                progress("lines", lines, 0)
     return results
 
 
