@@ -360,10 +360,9 @@ def parse_timestamp(text: str) -> float | None:
     return _Clock().parse(text)
 
 
-def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
-    """Stream ``LogLine`` records of one file, splitting console prefixes into nodes."""
-    clocks: dict[str, _Clock] = {}
-    last_ts: dict[str, float | None] = {}
+def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, int, str]]:
+    """Stream ``(node, lineno, text)`` of one file: ``read_lines`` without timestamps and
+    levels, for callers that only look lines up (several times faster)."""
     console = source.console
     clipped = 0
     nul_lines = 0
@@ -387,16 +386,7 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
                     if m:
                         node = f"rank{int(next(g for g in m.groups() if g is not None))}"
                         text = text[m.end() :]
-                clock = clocks.get(node)
-                if clock is None:
-                    clock = clocks[node] = _Clock(source.year)
-                ts = clock.parse(text)
-                stamped = ts is not None
-                if ts is None:
-                    ts = last_ts.get(node)
-                else:
-                    last_ts[node] = ts
-                yield LogLine(node, lineno, ts, parse_level(text), text, stamped)
+                yield node, lineno, text
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")
     except OSError as exc:
@@ -405,3 +395,20 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
         warnings.append(f"{source.path}: {clipped} line(s) longer than {MAX_LINE_CHARS} chars were clipped")
     if nul_lines:
         warnings.append(f"{source.path}: NUL bytes removed from {nul_lines} line(s) (a file truncated while written?)")
+
+
+def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
+    """Stream ``LogLine`` records of one file, splitting console prefixes into nodes."""
+    clocks: dict[str, _Clock] = {}
+    last_ts: dict[str, float | None] = {}
+    for node, lineno, text in read_texts(source, warnings):
+        clock = clocks.get(node)
+        if clock is None:
+            clock = clocks[node] = _Clock(source.year)
+        ts = clock.parse(text)
+        stamped = ts is not None
+        if ts is None:
+            ts = last_ts.get(node)
+        else:
+            last_ts[node] = ts
+        yield LogLine(node, lineno, ts, parse_level(text), text, stamped)

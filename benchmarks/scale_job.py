@@ -46,7 +46,7 @@ def generate(dest: Path, nodes: int, lines: int, seed: int) -> Path:
     rng = random.Random(f"scale:{seed}")
     setting = corpus._setting(rng, "cuda", "megatron", small=False, layout="node")
     setting = replace(setting, name=f"{setting.model}-megatron-cuda", per_host=1)
-    per_stream = max(200, int(lines / nodes * 2.2))  # the generator logs ~45% of its planned lines per host
+    per_stream = max(200, int(lines / nodes * 2.4))  # the generator logs ~40% of its planned lines per host
     task = CaseTask("case", "case", setting, FAULT, Shape(nodes, per_stream, 7200.0, max_lines=per_stream * 2),
                     f"scale:{seed}:case")
     tmp = dest.with_name(dest.name + ".part")
