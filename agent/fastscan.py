@@ -42,6 +42,9 @@ MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # a longer line is surely clipped by ingest
 _MONTH_NUM = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
                                           "Nov", "Dec"), 1)}
 NO_TS, ISO, GLOG, SYSLOG = 0, 1, 2, 3
+MASK_MEMO_SIZE = 100_000
+_DEFAULT_MASKER = Masker()
+_MASKED: dict[str, str] = {}  # line -> masked line, for _DEFAULT_MASKER
 
 
 class Unsupported(Exception):
@@ -120,7 +123,7 @@ class _Shapes:
         ref = text.encode().translate(_ZERO_DIGITS)
         idx = self.ref_index.get(ref)
         if idx is None:
-            masked = self.masker.mask(text)
+            masked = self.masked_text(text)
             idx = self.masked_index.get(masked)
             if idx is None:
                 idx = self.masked_index[masked] = len(scan.keys)
@@ -134,6 +137,18 @@ class _Shapes:
         self.ts_plan.append(self._intern_ts(_ts_plan(text)))
         self.iter_plan.append(self._intern_iter(_iter_plan(text) if "<ITER>" in scan.keys[idx] else (-1, 0)))
         return sid
+
+    def masked_text(self, text: str) -> str:
+        """``masker.mask(text)``, remembered per process for the default masks: the same line
+        (a version banner, a config dump) recurs verbatim on every node of a job."""
+        if self.masker is not _DEFAULT_MASKER:
+            return self.masker.mask(text)
+        masked = _MASKED.get(text)
+        if masked is None:
+            if len(_MASKED) >= MASK_MEMO_SIZE:
+                _MASKED.clear()
+            masked = _MASKED[text] = self.masker.mask(text)
+        return masked
 
     def _intern_ts(self, plan: tuple[int, ...]) -> int:
         pid = self._ts_ids.get(plan)
@@ -331,7 +346,7 @@ def scan_file(source: SourceFile, masker: Masker | None = None) -> list[NodeScan
     if _head_is_utf16(source.path):
         raise Unsupported("UTF-16")
     scan = NodeScan(source.node)
-    shapes = _Shapes(scan, masker or Masker())
+    shapes = _Shapes(scan, masker or _DEFAULT_MASKER)
     clock = _Clock(source.year)
     parts: dict[str, list[np.ndarray]] = {f: [] for f in ("key", "lineno", "ts", "stamped", "level", "iteration")}
     need = np.zeros(0, dtype=np.int64)

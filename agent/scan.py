@@ -27,6 +27,9 @@ class Mask:
     name: str
     pattern: str
     keep: int = 0
+    # Literals of which every match holds one: a line holding none is skipped without running
+    # the regex (an ``in`` test is ~50x cheaper than a regex scan of the line). Empty: always run.
+    needs: tuple[str, ...] = ()
 
     def compiled(self) -> re.Pattern[str]:
         return re.compile(self.pattern)
@@ -34,18 +37,20 @@ class Mask:
 
 # Order matters: wider shapes first, so an IP is not eaten as numbers.
 MASKS: tuple[Mask, ...] = (
-    Mask("TS", r"\d{4}[-/]\d{2}[-/]\d{2}[T \-_]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*(?:Z|[+-]\d{2}:?\d{2})?"),
-    Mask("TS", r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?"),
+    Mask("TS", r"\d{4}[-/]\d{2}[-/]\d{2}[T \-_]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*(?:Z|[+-]\d{2}:?\d{2})?", needs=(":",)),
+    Mask("TS", r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?", needs=(":",)),
     Mask("TS", r"^[DIWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+"),
     Mask("TS", r"^\[ *\d+\.\d+\]"),
-    Mask("IP", r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),
-    Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?\b"),
-    Mask("PATH", r"(?<![\w.:/<>-])(?:~|\.{1,2})?/(?:[\w.@+=,-]+/)*[\w.@+=,-]+/?"),
+    Mask("IP", r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b", needs=(".",)),
+    Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?\b", needs=(":",)),
+    Mask("PATH", r"(?<![\w.:/<>-])(?:~|\.{1,2})?/(?:[\w.@+=,-]+/)*[\w.@+=,-]+/?", needs=("/",)),
     Mask("HEX", r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"),
     # Host names: dash-separated words whose last part ends in digits (worker-3, gpu-a17).
-    Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+[a-zA-Z]{0,3}\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b"),
-    Mask("RANK", r"\b((?:[Rr]ank|RANK)(?:_?[Ii][Dd])?|local_rank|LOCAL_RANK)(\s*[=:_\[]?\s*)(\d+)", keep=2),
-    Mask("ITER", r"\b(iteration|iter|global_step|step|Step)(\s*[=:]?\s*\[?\s*)(\d+)", keep=2),
+    Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+[a-zA-Z]{0,3}\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b", needs=("-",)),
+    Mask("RANK", r"\b((?:[Rr]ank|RANK)(?:_?[Ii][Dd])?|local_rank|LOCAL_RANK)(\s*[=:_\[]?\s*)(\d+)", keep=2,
+         needs=("ank", "ANK")),
+    Mask("ITER", r"\b(iteration|iter|global_step|step|Step)(\s*[=:]?\s*\[?\s*)(\d+)", keep=2,
+         needs=("iter", "step", "Step")),
     # Digit runs, also inside words (worker12 -> worker<NUM>), but not after a capital:
     # error codes such as EZ9999 / EI0002 / W1203 are constants worth keeping.
     Mask("NUM", r"(?<![A-Z\d])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"),
@@ -66,14 +71,17 @@ class Masker:
         return "".join(f"\\{i}" for i in range(1, mask.keep + 1)) + f"<{mask.name}>"
 
     def mask(self, text: str) -> str:
-        for _, pattern, repl in self._compiled:
-            text = pattern.sub(repl, text)
+        for mask, pattern, repl in self._compiled:
+            if not mask.needs or any(n in text for n in mask.needs):
+                text = pattern.sub(repl, text)
         return text
 
     def params(self, text: str) -> list[tuple[str, str]]:
         """Each masked value of a line, in mask order: ``[("RANK", "3"), ("IP", ...)]``."""
         found: list[tuple[str, str]] = []
         for mask, pattern, repl in self._compiled:
+            if mask.needs and not any(n in text for n in mask.needs):
+                continue
             for m in pattern.finditer(text):
                 found.append((mask.name, m.group(mask.keep + 1) if mask.keep else m.group(0)))
             text = pattern.sub(repl, text)

@@ -66,3 +66,21 @@ def test_slowdown_matches_the_direct_form(onset, nodes):
     expected = _slowdown_directly(trained, DEFAULT_WEIGHTS)
     assert detect_slowdown(trained, DEFAULT_WEIGHTS) == expected
     assert (expected is None) == (onset is None)  # both forms see the slowdown, and only when there is one
+
+
+def test_mask_literal_hints_change_no_result():
+    """``Mask.needs`` only skips regexes that cannot match: same masks and params without them."""
+    import dataclasses
+    from pathlib import Path
+
+    from agent.ingest import open_job, read_texts
+    from agent.scan import MASKS, Masker
+
+    real = Path(__file__).resolve().parent.parent / "benchmarks" / "real" / "cases"
+    texts = [text for case in sorted(real.iterdir()) for source in open_job(case / "logs").sources
+             for _, _, text in read_texts(source, [])]
+    texts = sorted(set(texts))
+    hinted, plain = Masker(), Masker(dataclasses.replace(m, needs=()) for m in MASKS)
+    assert any(m.needs for m in MASKS) and len(texts) > 20_000
+    assert [hinted.mask(t) for t in texts] == [plain.mask(t) for t in texts]
+    assert [hinted.params(t) for t in texts] == [plain.params(t) for t in texts]
