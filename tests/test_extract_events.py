@@ -10,7 +10,7 @@ import pytest
 
 from agent.extract import Weights
 from agent.extract.crossjob import Verdict
-from agent.extract.events import first_sample, kept_events, score_event, spread
+from agent.extract.events import first_sample, kept_events, score_event, spread, wrapped_tail
 from agent.extract.table import EventStats, NodeEventStats, build_table
 from agent.mining import mine_job
 
@@ -91,3 +91,28 @@ def test_kept_events_skip_progress_and_first_sample_reads_the_first_printer(tmp_
     assert [s.template for s, _ in kept] == [s.template for t, s in table.events.items() if t != step]
     disk = next(s for s, _ in kept if "disk full" in s.template)
     assert first_sample(mined, disk).endswith("/dev/sdb")  # b printed it first
+
+
+def test_a_wrapped_tail_is_part_of_the_line_above_not_an_event(tmp_path: Path) -> None:
+    # Real lines (karpathy/nanoGPT#55), cut at a fixed width by the paste.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "console.log").write_text(
+        "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature"
+        " of CUDA kernels, subsequent GPU opera\n"
+        "tions might run on corrupted/incomplete data.\n"
+        "+ srun -l --mpi=pmix --ntasks=8 --container-mounts=tank/bert/packed_data:/workspace/data_phase2,/tank/bert/eval\n"
+        "srun: error: pyxis: mount source must be a relative path, an absolute path, \"tmpfs\" or \"umount\"\n"
+    )
+    mined = mine_job(logs, workers=1)
+    table = build_table(mined)
+    by_text = {s.template: s for s in table.events.values()}
+    tail = next(s for t, s in by_text.items() if t.startswith("tions might"))
+    srun = next(s for t, s in by_text.items() if t.startswith("srun: error"))
+    assert wrapped_tail(mined, tail)
+    assert not wrapped_tail(mined, srun)  # a program's own prefix starts a new message
+    head = next(s for t, s in by_text.items() if "Some NCCL" in t)
+    assert not wrapped_tail(mined, head)
+    candidate, _ = score_event(tail, Verdict(True, 1.0, "novel"), first_sample(mined, tail), n_nodes=1,
+                               window_start=0.0, history=False, wrapped=True)
+    assert candidate.role == "context"

@@ -38,6 +38,11 @@ from agent.extract import lexicon
          "        rtFftsPlusTaskLaunch execute failed, reason=[driver error:out of memory][FUNC:FuncErrorReason]"
          "[FILE:error_message_manage.cc][LINE:53]", "candidate"),
         ("Solution: Close applications not in use.", "        Solution: Close applications not in use.", "context"),
+        # PyTorch's monitored_barrier report (pytorch/pytorch docs, distributed.rst): a short
+        # heading introduces the gloo error on the next line and says nothing itself.
+        ("Original exception:", "", "context"),
+        ("ERROR:", "", "context"),
+        ("RuntimeError:", "", "candidate"),  # an exception line is never a heading
         # A watchdog timeout that only says it timed out stays a wait.
         ("Watchdog caught collective operation timeout: CUDA error: timed out", "", "wait"),
     ],

@@ -139,6 +139,26 @@ def test_surfacing_seconds_bounds_how_far_back_an_exception_looks(tmp_path: Path
     assert [e.role for e in ex.events] == ["root", "companion"]
 
 
+def test_a_task_that_exited_before_the_time_limit_is_the_cause_not_the_limit(tmp_path: Path) -> None:
+    # Real shape (mlcommons/training_results_v4.0, SMC BERT log): rank 0 fails its CPU
+    # binding and exits; the other ranks wait until Slurm's time limit cancels the step.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    lines = [f"{r}: num_gpus=8 num_sockets = 2 num_nodes=2 cores_per_socket=32" for r in range(4)]
+    lines += ["0: libnuma: Warning: cpu argument 64-71 is out of range", "0: numactl could not bind the process: invalid cpu list",
+              "srun: error: 292KF14: task 0: Exited with exit code 1"]
+    lines += [f"{r}: :::MLLOG init_start" for r in range(1, 4)]
+    lines += ["0: slurmstepd: error: *** STEP 2545.7 ON 292KF14 CANCELLED AT 2024-04-19T14:08:52 DUE TO TIME LIMIT ***",
+              "srun: error: 292KF14: tasks 1-3: Terminated"]
+    (logs / "slurm-2545.out").write_text("\n".join(lines) + "\n")
+    ex = extract(mine_job(logs, workers=1))
+    assert "could not bind" in ex.events[0].template
+    assert "a task exited with an error before the scheduler stopped the job" in ex.events[0].reasons
+    # Without the early exit the limit is the root, as before.
+    (logs / "slurm-2545.out").write_text("\n".join(line for line in lines if "Exited" not in line) + "\n")
+    assert "TIME LIMIT" in extract(mine_job(logs, workers=1)).events[0].template
+
+
 # ---- purity: selection returns new candidates and a new timeline
 
 

@@ -117,6 +117,10 @@ def test_an_internal_assertion_is_a_framework_bug_but_an_argument_check_is_not()
     assert verdict(evidence(internal, NODES, scope="global", hits=user_docs)) == ("framework", "framework_bug")
     argument = "AssertionError: num_layers (30) must be divisible by pipeline_model_parallel_size (4)"
     assert verdict(evidence(argument, NODES, scope="global", hits=(hit("user", "configuration"),))) == ("user", "configuration")
+    # Frameworks assert on hyper-parameters too: an unset value or a checkpoint mismatch is the user's setting.
+    for line in ("AssertionError: learning_rate is None",
+                 "AssertionError: AnnealingLR: class input value 1e-06 and checkpointvalue 1e-05 for minimum learning rate do not match"):
+        assert verdict(evidence(line, NODES, scope="global", hits=(hit("user", "configuration"),))) == ("user", "configuration")
 
 
 def test_a_confirmed_user_pattern_outranks_every_rule() -> None:

@@ -10,6 +10,7 @@ it is only a workflow step. Each factor that applies leaves a reason. The factor
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from ..library import FaultLibrary, LibraryMatch
@@ -48,6 +49,28 @@ def first_sample(mined: MinedJob, stats: EventStats) -> str:
     return samples[0]
 
 
+# A line cut by a terminal or a paste at a fixed width continues on the next physical line
+# ("... subsequent GPU opera" / "tions might run on corrupted/incomplete data.",
+# karpathy/nanoGPT#55): the tail is part of the message above, never an event of its own.
+_CUT_MID_WORD = re.compile(r"[A-Za-z]$")
+# Lowercase, and not a program's own prefix ("srun: error: ...", "kernel[12]: ..."), which
+# starts a message of its own.
+_STARTS_MID_WORD = re.compile(r"^[a-z](?![\w.-]*[:\[])")
+WRAP_MIN_WIDTH = 60  # shorter lines end where their writer ended them, not at a wrap
+
+
+def wrapped_tail(mined: MinedJob, stats: EventStats) -> bool:
+    """Whether the event's first line is the wrapped rest of the line above it."""
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    if pos == 0 or int(log.lineno[pos]) != int(log.lineno[pos - 1]) + 1:
+        return False
+    sample = first_sample(mined, stats)
+    above = log.samples.get(int(log.template[pos - 1])) or [""]
+    return bool(_STARTS_MID_WORD.match(sample) and _CUT_MID_WORD.search(above[0]) and len(above[0]) >= WRAP_MIN_WIDTH)
+
+
 def kept_events(
     table: EventTable, profile: NormalProfile | None, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS
 ) -> list[tuple[EventStats, Verdict]]:
@@ -72,6 +95,7 @@ def score_event(
     history: bool,
     library: FaultLibrary | None = None,
     lines_after: int = 0,
+    wrapped: bool = False,
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> tuple[EventCandidate, LibraryMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
@@ -85,7 +109,7 @@ def score_event(
     first = stats.first_ts
     share = spread(stats, n_nodes)
     reasons = [verdict.reason]
-    role = lexicon.role_of(template, sample)
+    role = "context" if wrapped else lexicon.role_of(template, sample)
     in_episode = math.isnan(first) or first >= window_start
     score = verdict.weight
     if not in_episode:
@@ -151,7 +175,8 @@ def score_events(
         )
         candidate, match = score_event(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
-            history=history, library=library, lines_after=lines_after, weights=weights,
+            history=history, library=library, lines_after=lines_after, wrapped=wrapped_tail(mined, stats),
+            weights=weights,
         )
         if match is not None:
             known[stats.tid] = match

@@ -86,13 +86,24 @@ DEVICE_FAULT = re.compile(
 )
 
 
+# A short heading that introduces the next line ("Original exception:" above the gloo error
+# in PyTorch's monitored_barrier report, pytorch/pytorch docs distributed.rst): the line
+# below it is the message, the heading says nothing itself.
+_HEADING = re.compile(r"^\s*[A-Za-z][A-Za-z ]{0,40}:\s*$")
+_HEADING_MAX_WORDS = 3
+
+
+def is_heading(template: str) -> bool:
+    return bool(_HEADING.match(template)) and not EXCEPTION.match(template) and informative_words(template) <= _HEADING_MAX_WORDS
+
+
 def role_of(template: str, raw: str = "") -> str:
     """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
     indentation that marks traceback source lines."""
     # An indented line is a traceback's source line, unless it reports a failure itself:
     # CANN indents its TraceBack reasons ("        rtFftsPlusTaskLaunch execute failed,
     # reason=[driver error:out of memory]", hiyouga/LlamaFactory#5322).
-    if CONTEXT.search(template) or (raw and RAW_CONTEXT.search(raw) and not _CANN_DETAIL.search(raw)):
+    if CONTEXT.search(template) or is_heading(template) or (raw and RAW_CONTEXT.search(raw) and not _CANN_DETAIL.search(raw)):
         return "context"
     if DEVICE_FAULT.search(template):
         return "candidate"
@@ -134,3 +145,14 @@ STOP_WITH_REASON = re.compile(r"(?i)CANCELLED AT .{0,40}DUE TO (TIME LIMIT|PREEM
 
 def names_stop_reason(template: str) -> bool:
     return bool(STOP_WITH_REASON.search(template))
+
+
+# Slurm reports a task that ended on its own with a failure code ("srun: error: 292KF14:
+# task 0: Exited with exit code 1", mlcommons/training_results_v4.0 SMC BERT log); tasks
+# the scheduler ended read "Terminated" or "Killed" instead.
+# srun prints the line only for a failure, so a masked code (<NUM>) counts too.
+TASK_ERROR_EXIT = re.compile(r"(?i)\btasks? (<NUM>|[\d,\-\[\]])+: Exited with exit code (<NUM>|[1-9]\d*)")
+
+
+def is_task_error_exit(template: str) -> bool:
+    return bool(TASK_ERROR_EXIT.search(template))

@@ -143,6 +143,35 @@ class Selection:
     cascades: list[EventCandidate]  # waits and teardown of the episode, in order of appearance
 
 
+def _printed_before(a: EventCandidate, b: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
+    """``a`` appeared before ``b``: by line in one file (a console's streams share its line
+    numbers), else by corrected time."""
+    sa, sb = table.events[a.tid], table.events[b.tid]
+    na, nb = sa.first_node(), sb.first_node()
+    if mined.nodes[na].source == mined.nodes[nb].source:
+        return int(mined.nodes[na].lineno[sa.per_node[na].first_pos]) < int(mined.nodes[nb].lineno[sb.per_node[nb].first_pos])
+    return time_key(a, table) < time_key(b, table)
+
+
+def _cause_of_exit(
+    exit_event: EventCandidate, roots_pool: list[EventCandidate], mined: MinedJob, table: EventTable, w: Weights
+) -> EventCandidate:
+    """What the task said last before it exited: the closest error printed before the exit
+    line in the same file (within a traceback's length), else the exit itself."""
+    stats = table.events[exit_event.tid]
+    node = stats.first_node()
+    source, exit_line = mined.nodes[node].source, int(mined.nodes[node].lineno[stats.per_node[node].first_pos])
+    best, best_line = exit_event, -1
+    for e in roots_pool:
+        s = table.events[e.tid]
+        n = s.first_node()
+        line = int(mined.nodes[n].lineno[s.per_node[n].first_pos])
+        if (mined.nodes[n].source == source and 0 < exit_line - line <= w.surfacing_lines and line > best_line
+                and e.role == "candidate" and lexicon.has_error_words(e.template)):
+            best, best_line = e, line
+    return best
+
+
 def _root_of(
     roots_pool: list[EventCandidate],
     cascades: list[EventCandidate],
@@ -150,6 +179,7 @@ def _root_of(
     table: EventTable,
     n_nodes: int,
     w: Weights,
+    exits: tuple[EventCandidate, ...] | list[EventCandidate] = (),
 ) -> tuple[EventCandidate, list[str]]:
     """The root among the pool (sorted by time) and the reasons to put first."""
 
@@ -173,6 +203,12 @@ def _root_of(
     if stops:
         stop = min(stops, key=lambda e: time_key(e, table))
         root_failed_first = _is_fatal_line(root, mined, table) and time_key(root, table) < time_key(stop, table)
+        # A task that had already exited with an error left its peers waiting until the
+        # limit: the limit ended the hang, the exit began it.
+        exited = [e for e in exits if _printed_before(e, stop, mined, table)]
+        if exited and not root_failed_first:
+            return _cause_of_exit(exited[0], roots_pool, mined, table, w), [
+                "earliest novel event of the failure episode", "a task exited with an error before the scheduler stopped the job"]
         if not root_failed_first:
             return stop, ["earliest novel event of the failure episode", "the scheduler stopped the job and said why"]
     # A signal or eviction on one node well before anything else failed is the cause
@@ -265,7 +301,8 @@ def select(
         roots_pool = [e for e in cascades if e.role == "teardown"]
     if not roots_pool:
         return Selection([], list(scored), cascades)
-    root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w)
+    exits = [e for e in scored if e.role == "teardown" and lexicon.is_task_error_exit(e.template)]
+    root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w, exits)
     chosen = {root.tid: dataclasses.replace(root, role="root", reasons=[*root_reasons, *root.reasons])}
     for e, reason in _companions(root, roots_pool, mined, table, n_nodes, w):
         chosen[e.tid] = dataclasses.replace(e, role="companion", reasons=[reason, *e.reasons])

@@ -42,8 +42,18 @@ SHORT_TIMEOUT_SECONDS = 300.0
 # PyTorch's watchdog prints the timeout it waited: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ..., Timeout(ms)=600000)".
 _TIMEOUT_VALUE = re.compile(r"(?i)timeout\(ms\)=(\d+)")
 _ASSERTION = re.compile(r"\bAssertionError\b")
-# Wording of a check on the user's arguments (Megatron's argument validation asserts too).
-_ARGUMENT_CHECK = re.compile(r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires")
+# Wording of a check on the user's arguments: Megatron, MindSpeed and DeepSpeed validate
+# hyper-parameters with assert, so an assertion that names one, a value left unset or a
+# mismatch with the checkpoint is a configuration check. Real lines (knowledge/ examples):
+#   "AssertionError: learning_rate is None" (mindspeed-pp-stage-without-llm-layers)
+#   "AssertionError: AnnealingLR: class input value 1e-06 and checkpointvalue 1e-05 for
+#    minimum learning rate do not match" (megatron-lr-scheduler-checkpoint-mismatch)
+#   "AssertionError: Check batch related parameters. train_batch_size is not equal to ..."
+#   "AssertionError: num_layers value from checkpoint (32) is not equal to the input argument value (40)."
+_ARGUMENT_CHECK = re.compile(
+    r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires|is None\b|"
+    r"do(es)? not match|not equal to|learning.?rate|batch.?size|num_layers|seq.?length|parallel size|world size"
+)
 
 @dataclass
 class _Choice:
