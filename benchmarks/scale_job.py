@@ -113,8 +113,10 @@ def tree_rss(root: int) -> int:
     return total
 
 
-def run_l4(job: Path, extra: list[str]) -> tuple[float, int, dict]:
+def run_l4(job: Path, extra: list[str], source: Path | None = None) -> tuple[float, int, dict]:
     env = {**os.environ, "L4_HOME": tempfile.mkdtemp(prefix="l4-scale-home-")}
+    if source is not None:  # another checkout of l4 (e.g. `git worktree add /tmp/old v0.1`), same run
+        env["PYTHONPATH"] = str(source)
     cmd = [sys.executable, "-m", "agent", "diagnose", str(job), "--format", "json", "--no-cache",
            "--reasoner", "offline", *extra]
     peak = 0
@@ -148,6 +150,7 @@ def main() -> None:
                         help="where generated jobs are kept between runs")
     parser.add_argument("--drain3-lines", type=int, default=1_200_000)
     parser.add_argument("--engine", default="local", help="local or ray (a local Ray is started by l4)")
+    parser.add_argument("--also", type=Path, help="another l4 source tree to time in the same run (before/after)")
     args = parser.parse_args()
 
     dest = args.dir / f"job-{args.nodes}n-{args.lines}l-s{args.seed}"
@@ -164,6 +167,8 @@ def main() -> None:
     d_lines, d_s, d_templates = drain3_rate(files, args.drain3_lines)
     extra = ["--engine", args.engine] if args.engine != "local" else []
     l4_s, peak, diagnosis = run_l4(job, extra)
+    if args.also:
+        old_s, old_peak, old_diagnosis = run_l4(job, extra, args.also)
 
     first = diagnosis["faulty_nodes"][0]["node"] if diagnosis["faulty_nodes"] else None
     l4_rate, d_rate, cat_rate = lines / l4_s, d_lines / d_s, lines / cat_s
@@ -174,6 +179,10 @@ def main() -> None:
     print(f"l4 diagnose (end to end):     {l4_rate:>12,.0f} lines/s  ({l4_s:.1f} s, engine {args.engine})")
     print(f"l4 / drain3: {l4_rate / d_rate:.1f}x   l4 / cat floor: {l4_rate / cat_rate:.3f}")
     print(f"peak RSS (l4 process tree): {peak / 2**20:,.0f} MiB")
+    if args.also:
+        print(f"l4 from {args.also}: {lines / old_s:,.0f} lines/s ({old_s:.1f} s, {(lines / old_s) / d_rate:.1f}x drain3, "
+              f"peak RSS {old_peak / 2**20:,.0f} MiB); this tree is {old_s / l4_s:.1f}x faster; same diagnosis: "
+              f"{'yes' if old_diagnosis == diagnosis else 'NO'}")
     print(f"faulty node ranked first: {first} (label: {', '.join(label['faulty_nodes'])}) -> "
           f"{'yes' if first in label['faulty_nodes'] else 'NO'}")
 
