@@ -20,6 +20,7 @@ and the caller re-reads the file the per-line way, which also writes the usual w
 from __future__ import annotations
 
 import gzip
+import logging
 from array import array
 from pathlib import Path
 
@@ -42,6 +43,7 @@ MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # a longer line is surely clipped by ingest
 _MONTH_NUM = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
                                           "Nov", "Dec"), 1)}
 NO_TS, ISO, GLOG, SYSLOG = 0, 1, 2, 3
+logger = logging.getLogger(__name__)
 MASK_MEMO_SIZE = 100_000
 _DEFAULT_MASKER = Masker()
 _MASKED: dict[str, str] = {}  # line -> masked line, for _DEFAULT_MASKER
@@ -58,8 +60,11 @@ def eligible(source: SourceFile) -> bool:
 
 def _head_is_utf16(path: Path) -> bool:
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rb") as fh:
-        return fh.read(2) in (b"\xff\xfe", b"\xfe\xff")
+    try:
+        with opener(path, "rb") as fh:
+            return fh.read(2) in (b"\xff\xfe", b"\xfe\xff")
+    except (OSError, EOFError, ValueError) as exc:
+        raise Unsupported(f"read problem: {exc}") from exc
 
 
 def _chunks(path: Path):
@@ -422,4 +427,6 @@ def scan_source(source: SourceFile) -> tuple[list[NodeScan], list[str]]:
             return scan_file(source), warnings
         except Unsupported:
             pass  # line by line: the same tables, and the per-line path words the warnings
+        except Exception:  # a case this path gets wrong must cost speed, never the diagnosis
+            logger.warning("fast scan of %s failed; reading it line by line", source.path, exc_info=True)
     return scan_lines(read_lines(source, warnings)), warnings

@@ -143,3 +143,26 @@ def test_mining_a_job_uses_it_and_gives_the_same_templates(tmp_path, monkeypatch
         for field in ("template", "lineno", "ts", "stamped", "level", "iteration"):
             assert np.array_equal(getattr(log, field), getattr(other, field), equal_nan=field == "ts"), field
         assert log.samples == other.samples and log.last_text == other.last_text
+
+
+def test_a_file_gone_since_discovery_is_left_to_the_per_line_path(tmp_path):
+    path = write(tmp_path, "2024-05-12 10:31:02 a\n")
+    (source,) = open_job(path).sources
+    path.unlink()  # rotated away between listing the job and reading it
+    with pytest.raises(fastscan.Unsupported):
+        fastscan.scan_file(source)
+    scans, warnings = fastscan.scan_source(source)
+    assert scans == [] and "read error" in warnings[0]
+
+
+def test_a_fast_path_bug_costs_speed_not_the_result(tmp_path, monkeypatch):
+    write(tmp_path, "2024-05-12 10:31:02 step 1\n2024-05-12 10:31:03 step 2\n")
+    (source,) = open_job(tmp_path).sources
+
+    def broken(*args):
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(fastscan, "_timestamps", broken)
+    scans, warnings = fastscan.scan_source(source)
+    assert_same(scans, scan_lines(read_lines(source, [])))
+    assert warnings == []
