@@ -16,6 +16,7 @@ faulty node is ranked first. Only the ratios mean much: the machine's speed vari
     python benchmarks/scale_job.py                       # 10M lines, 64 nodes
     python benchmarks/scale_job.py --nodes 1000 --lines 2000000
     python benchmarks/scale_job.py --engine ray          # the same through a local Ray
+    python benchmarks/scale_job.py --also /tmp/l4-before # and another l4 checkout, same run
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def generate(dest: Path, nodes: int, lines: int, seed: int) -> Path:
     rng = random.Random(f"scale:{seed}")
     setting = corpus._setting(rng, "cuda", "megatron", small=False, layout="node")
     setting = replace(setting, name=f"{setting.model}-megatron-cuda", per_host=1)
-    per_stream = max(200, int(lines / nodes * 2.4))  # the generator logs ~40% of its planned lines per host
+    per_stream = max(200, int(lines / nodes * 2.5))  # the generator logs ~40% of its planned lines per host
     task = CaseTask("case", "case", setting, FAULT, Shape(nodes, per_stream, 7200.0, max_lines=per_stream * 2),
                     f"scale:{seed}:case")
     tmp = dest.with_name(dest.name + ".part")
@@ -114,14 +115,15 @@ def tree_rss(root: int) -> int:
 
 
 def run_l4(job: Path, extra: list[str], source: Path | None = None) -> tuple[float, int, dict]:
+    """``l4 diagnose`` from ``source`` (another checkout of l4; default this one), timed."""
     env = {**os.environ, "L4_HOME": tempfile.mkdtemp(prefix="l4-scale-home-")}
-    if source is not None:  # another checkout of l4 (e.g. `git worktree add /tmp/old v0.1`), same run
-        env["PYTHONPATH"] = str(source)
+    source = source or Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = str(source)  # and run from there: `python -m` puts the cwd first on sys.path
     cmd = [sys.executable, "-m", "agent", "diagnose", str(job), "--format", "json", "--no-cache",
            "--reasoner", "offline", *extra]
     peak = 0
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=source)
     done = threading.Event()
 
     def sample() -> None:
