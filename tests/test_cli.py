@@ -166,7 +166,7 @@ def test_synth_small_and_check(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_wheel_contains_prompts_knowledge_and_vocab(tmp_path: Path) -> None:
+def test_wheel_contains_prompts_knowledge_vocab_and_templates(tmp_path: Path) -> None:
     import subprocess
     import sys
     import zipfile
@@ -179,6 +179,8 @@ def test_wheel_contains_prompts_knowledge_and_vocab(tmp_path: Path) -> None:
     assert any(n.startswith("agent/_data/knowledge/cuda/") for n in names)
     assert any(n.startswith("agent/_data/prompts/") and n.endswith("diagnose.md") for n in names)
     assert "agent/_vocab/vocab.txt" in names
+    for part in ("report.html.j2", "report.css", "report.js"):  # the HTML report's template
+        assert f"agent/report/templates/{part}" in names
 
 
 def test_bad_arguments_get_one_line_errors_not_tracebacks(tmp_path: Path) -> None:

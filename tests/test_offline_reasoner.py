@@ -149,3 +149,21 @@ def test_offline_verdict_is_deterministic_and_cites_the_rule() -> None:
     first, second = OfflineReasoner().reason(ev), OfflineReasoner().reason(ev)
     assert first == second
     assert "worker-5" in first.root_cause and "went quiet" in first.root_cause
+
+
+def test_a_retrieved_doc_speaks_for_the_line_only_when_it_shares_its_words() -> None:
+    from agent.knowledge.docs import KnowledgeDoc
+    from agent.reasoners.offline import _distinctive_words, _shares_words
+
+    def doc(title: str, example: str) -> KnowledgeDoc:
+        return KnowledgeDoc(id="d", title=title, category="hardware", subcategory="node", stack="any",
+                            signatures=[{"regex": ".", "example": example}], symptoms=["others"], severity="low",
+                            node_local=True, sources=["https://example.org"])
+
+    # Real line (hyang1985/uie-for-fundmanager workerlog.1): it shares only "machine" with an MCE doc.
+    line = "E0724 21:47:30.248771  2320 pybind.cc:2330] Invalid CUDAPlace(1), must inside [0, 1), because GPU number on your machine is 1"
+    mce = doc('Machine check exception on a node: "mce: [Hardware Error]"', "mce: [Hardware Error]: Machine check events logged")
+    place = doc("Paddle: Invalid CUDAPlace, more ranks than GPUs", "Invalid CUDAPlace(1), must inside [0, 1), because GPU number on your machine is 1")
+    words = _distinctive_words(line)
+    assert not _shares_words(words, mce)
+    assert _shares_words(words, place)

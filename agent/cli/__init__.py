@@ -93,6 +93,23 @@ def _progress(enabled: bool = True) -> Iterator[Any]:
         yield update
 
 
+def _check_writable(path: Path, option: str = "--out") -> None:
+    """Fail before the work, not after it, when ``path`` cannot be written."""
+    if path.is_dir():
+        _fail(f"cannot write {path} (it is a folder) — give a file name for {option}")
+    if not path.parent.is_dir():
+        _fail(f"cannot write {path} (no folder {path.parent}) — create the folder, or choose another path for {option}")
+
+
+def _write_file(path: Path, text: str, option: str = "--out") -> None:
+    """Write ``text`` to ``path`` and say so on stderr; one-line error if the write fails."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {path} ({exc.strerror or exc}) — give a writable path for {option}")
+    err.print(f"Wrote {path}", markup=False)
+
+
 def _print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
         err.print(f"warning: {warning}", markup=False, style="yellow")

@@ -6,6 +6,7 @@ policy (a cached diagnosis is reused; a fallback verdict is never cached).
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from enum import Enum
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from . import (
     JobArg,
@@ -21,16 +23,24 @@ from . import (
     NormalOpt,
     ReasonerChoice,
     ReasonerOpt,
-    ReportFormat,
     SettingOpt,
+    _check_writable,
     _fail,
     _print_warnings,
     _progress,
     _user_errors,
+    _write_file,
     err,
     out,
 )
 from .engine import EngineChoice, EngineOpt, PathMapOpt, RayAddressOpt, engine_scope
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
 
 
 def _diagnosis(
@@ -44,8 +54,10 @@ def _diagnosis(
     top: int = 10,
     workers: int | None = None,
     progress: Any = None,
+    warnings: list[str] | None = None,
 ) -> tuple[Any, Any]:
-    """(Diagnosis, Analysis or None when it came from the cache); warnings printed."""
+    """(Diagnosis, Analysis or None when it came from the cache); warnings printed (and
+    added to ``warnings`` when given, for a rendering that shows them)."""
     from .. import cache
     from ..pipeline import analyze
     from ..reasoners import get_reasoner
@@ -58,11 +70,15 @@ def _diagnosis(
         if cached is not None:
             err.print(f"(cached diagnosis of {job}; --no-cache to redo it)", style="dim", markup=False)
             _print_warnings(cached.warnings)
+            if warnings is not None:
+                warnings.extend(cached.warnings)
             return cached.diagnosis, None
     analysis = analyze(
         job, normal_jobs=normal or None, setting=setting, top=top, workers=workers, progress=progress, reasoner=chosen
     )
     _print_warnings(analysis.warnings)
+    if warnings is not None:
+        warnings.extend(analysis.warnings)
     redacted = getattr(chosen, "redacted_count", None)
     if redacted is not None and chosen.name != "offline":
         err.print(f"Redacted {redacted} item(s) before sending to the LLM.", style="dim", markup=False)
@@ -75,11 +91,18 @@ def _diagnosis(
     return analysis.diagnosis, analysis
 
 
+OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file instead of stdout.")]
+
+
 def diagnose(
     job: JobArg,
     setting: SettingOpt = None,
     normal: NormalOpt = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (report), json (CONTRACTS.md) or markdown.")] = ReportFormat.text,
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option("--format", "-f", help="text (report), json (CONTRACTS.md), markdown, or html (one self-contained page; use --out)."),
+    ] = ReportFormat.text,
+    out_file: OutOpt = None,
     reasoner: ReasonerOpt = ReasonerChoice.auto,
     top: Annotated[int, typer.Option(min=1, help="At most this many events in the output.")] = 10,
     workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
@@ -93,17 +116,48 @@ def diagnose(
     """Diagnose a failed job: root cause, faulty node, stage, iteration, evidence lines, remediation."""
     from .. import render
 
-    with _user_errors(), engine_scope(engine, ray_address, path_map), _progress(fmt is ReportFormat.text) as progress:
-        diagnosis, _ = _diagnosis(
+    if out_file is not None:
+        _check_writable(out_file)
+    elif fmt is ReportFormat.html and sys.stdout.isatty():
+        _fail("--format html writes a whole page: give --out FILE (or redirect stdout to a file)", 2)
+    warnings: list[str] = []
+    with _user_errors(), engine_scope(engine, ray_address, path_map), \
+            _progress(fmt in (ReportFormat.text, ReportFormat.html)) as progress:
+        diagnosis, analysis = _diagnosis(
             job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, no_redact=no_redact,
-            top=top, workers=workers, progress=progress,
+            top=top, workers=workers, progress=progress, warnings=warnings,
         )
+        if fmt is ReportFormat.html:
+            text = _html_page(job, diagnosis, analysis, warnings, setting=setting, normal=normal, top=top,
+                              workers=workers, progress=progress)
     if fmt is ReportFormat.json:
-        sys.stdout.write(render.to_json(diagnosis) + "\n")
+        text = render.to_json(diagnosis) + "\n"
     elif fmt is ReportFormat.markdown:
-        sys.stdout.write(render.to_markdown(diagnosis))
+        text = render.to_markdown(diagnosis)
+    elif fmt is ReportFormat.text:
+        if out_file is None:
+            render.render_terminal(diagnosis, out, verbose=all_lines)
+            return
+        capture = Console(width=120, highlight=False, no_color=True, record=True, file=io.StringIO())
+        render.render_terminal(diagnosis, capture, verbose=all_lines)
+        text = capture.export_text()
+    if out_file is not None:
+        _write_file(out_file, text)
     else:
-        render.render_terminal(diagnosis, out, verbose=all_lines)
+        sys.stdout.write(text)
+
+
+def _html_page(job: Path, diagnosis: Any, analysis: Any, warnings: list[str], **again: Any) -> str:
+    """The report page. A cached diagnosis has no mined job: the job is mined and extracted
+    again for the charts (no reasoner: the verdict stays the cached one, no LLM call)."""
+    from ..pipeline import analyze
+    from ..report import render_html
+
+    if analysis is None:
+        normal = again.pop("normal")
+        analysis = analyze(job, normal_jobs=normal or None, reasoner=None, **again)
+    sources = _doc_sources([k.id for k in diagnosis.knowledge])
+    return render_html(diagnosis, analysis, warnings=warnings, sources=sources)
 
 
 class TicketFormat(str, Enum):
@@ -117,26 +171,38 @@ def ticket(
     normal: NormalOpt = None,
     fmt: Annotated[TicketFormat, typer.Option("--format", "-f", help="markdown (paste into Jira/GitHub) or json.")] = TicketFormat.markdown,
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the ticket to this file instead of stdout.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the HTML report to this file; the ticket names it as its attachment.")
+    ] = None,
     reasoner: ReasonerOpt = ReasonerChoice.auto,
     no_cache: NoCacheOpt = False,
 ) -> None:
     """A ticket summary of a failed job: title, impact, verdict, evidence, remediation, knowledge links."""
     from .. import render
 
+    for path, option in ((out_file, "--out"), (html, "--html")):
+        if path is not None:
+            _check_writable(path, option)
+    warnings: list[str] = []
     with _user_errors(), _progress() as progress:
-        diagnosis, _ = _diagnosis(job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress)
+        diagnosis, analysis = _diagnosis(
+            job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress, warnings=warnings
+        )
         sources = _doc_sources([k.id for k in diagnosis.knowledge])
+        page = None
+        if html is not None:
+            page = _html_page(job, diagnosis, analysis, warnings, setting=setting, normal=normal, top=10, workers=None,
+                              progress=progress)
+    if page is not None and html is not None:
+        _write_file(html, page, "--html")
+    report = html.name if html is not None else None
     text = (
-        json.dumps(render.ticket(diagnosis, sources), indent=2, ensure_ascii=False) + "\n"
+        json.dumps(render.ticket(diagnosis, sources, report=report), indent=2, ensure_ascii=False) + "\n"
         if fmt is TicketFormat.json
-        else render.ticket_markdown(diagnosis, sources)
+        else render.ticket_markdown(diagnosis, sources, report=report)
     )
     if out_file is not None:
-        try:
-            out_file.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"cannot write {out_file} ({exc.strerror or exc}) — give a writable path, or leave out --out to print it")
-        err.print(f"Wrote {out_file}", markup=False)
+        _write_file(out_file, text)
     else:
         sys.stdout.write(text)
 

@@ -43,6 +43,7 @@ class Extraction:
     normal_jobs: int = 0
     known: dict[int, LibraryMatch] = field(default_factory=dict)  # event -> best library match
     named_by_peers: list[str] = field(default_factory=list)  # nodes the root event's printers name (a lost peer)
+    blame: spatial.Blame | None = None  # who names whom in failure-time messages (the HTML report draws it)
     mined: MinedJob | None = None  # the job as extracted: the caller's, or a copy with imputed times
 
 
@@ -96,5 +97,6 @@ def extract(
         normal_jobs=len(profile.jobs) if profile else 0,
         known=known,
         named_by_peers=named,
+        blame=blame,
         mined=mined,
     )

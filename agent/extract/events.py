@@ -71,6 +71,16 @@ def wrapped_tail(mined: MinedJob, stats: EventStats) -> bool:
     return bool(_STARTS_MID_WORD.match(sample) and _CUT_MID_WORD.search(above[0]) and len(above[0]) >= WRAP_MIN_WIDTH)
 
 
+def _recurs_each_attempt(stats: EventStats, window_start: float, w: Weights) -> bool:
+    """A launcher that restarts a job appends each attempt to the same log, and a job fails
+    the same way each time: an error seen a few times, the last inside the episode, belongs
+    to the last attempt too (PaddleNLP workerlog.0 holding three attempts' AttributeError,
+    hyang1985/uie-for-fundmanager). Messages printed all along are far more frequent."""
+    last = max((s.last_ts for s in stats.per_node.values() if not math.isnan(s.last_ts)), default=math.nan)
+    repeats = max((s.count for s in stats.per_node.values()), default=0)
+    return not math.isnan(last) and last >= window_start and 2 <= repeats <= w.restart_max_repeats
+
+
 def kept_events(
     table: EventTable, profile: NormalProfile | None, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS
 ) -> list[tuple[EventStats, Verdict]]:
@@ -110,7 +120,7 @@ def score_event(
     share = spread(stats, n_nodes)
     reasons = [verdict.reason]
     role = "context" if wrapped else lexicon.role_of(template, sample)
-    in_episode = math.isnan(first) or first >= window_start
+    in_episode = math.isnan(first) or first >= window_start or _recurs_each_attempt(stats, window_start, w)
     score = verdict.weight
     if not in_episode:
         score *= w.before_episode_factor

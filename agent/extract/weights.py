@@ -89,6 +89,7 @@ class Weights:
 
     # ---- scoring a kept event (events.py)
     before_episode_factor: float = 0.15  # an event before the episode is old news, not the failure
+    restart_max_repeats: int = 5  # an error recurring at most this often is one per restarted attempt
     local_spread: float = 0.25  # printed by at most this share of nodes: "only on ..."
     global_spread: float = 0.75  # printed by at least this share of nodes: job-wide (also the global scope)
     level_factor: dict[int, float] = field(default_factory=_level_factor)  # lines without a level are mostly prints: like INFO

@@ -20,11 +20,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
 from .wording import first_rule
 
 if TYPE_CHECKING:
+    from ..knowledge.docs import KnowledgeDoc
     from ..library import LibraryMatch
 
 LIBRARY_DECISIVE = 0.6  # a specific signature (or a user pattern) settles the category
@@ -117,8 +119,9 @@ class OfflineReasoner:
         votes: dict[tuple[str, str], float] = {}
         best_doc: dict[tuple[str, str], str] = {}
         hits = [h for h in evidence.knowledge if not _is_wrapper(evidence, h.id)] or evidence.knowledge
+        root_words = _distinctive_words(_root_text(evidence.diagnosis))
         for weight, hit in zip(RETRIEVAL_VOTES, hits, strict=False):
-            if hit.score < RETRIEVAL_DECISIVE:
+            if hit.score < RETRIEVAL_DECISIVE or not _shares_words(root_words, evidence.docs.get(hit.id)):
                 continue
             key = (hit.category, hit.subcategory)
             votes[key] = votes.get(key, 0.0) + weight * hit.score
@@ -134,6 +137,27 @@ class OfflineReasoner:
             return rule
         title = evidence.docs[doc_id].title if doc_id in evidence.docs else doc_id
         return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"is closest to '{title}'")
+
+
+# Retrieval ranks (RRF), so its nearest doc looks near even when it shares one common word
+# with the line ("machine" between 'Invalid CUDAPlace(1) ... GPU number on your machine is
+# 1' and a machine-check doc). A doc speaks for the line only when it shares its words.
+_COMMON_WORDS = frozenset(log_tokens(
+    "error errors failed failure fail runtime exception warning info traceback file line call called "
+    "process rank node device number value code message most recent last"
+))
+SHARED_WORDS = 2
+
+
+def _distinctive_words(text: str) -> set[str]:
+    return {t for t in log_tokens(text) if len(t) >= 3 and not t.isdigit() and t not in _COMMON_WORDS}
+
+
+def _shares_words(root_words: set[str], doc: KnowledgeDoc | None) -> bool:
+    if doc is None or not root_words:
+        return True  # nothing to compare: the rank stands
+    text = " ".join([doc.title, *doc.components, *(sig.example for sig in doc.signatures)])
+    return len(root_words & set(log_tokens(text))) >= min(SHARED_WORDS, len(root_words))
 
 
 def _is_wrapper(evidence: Evidence, doc_id: str | None) -> bool:

@@ -31,6 +31,12 @@ WORDING_RULES: tuple[WordingRule, ...] = (
     _rule(r"(?i)permission denied|access denied|read-only file system", "user/misoperation",
           "PermissionError: [Errno 13] Permission denied: '/data/shared/output/llama7b-sft/checkpoint-500'",
           "knowledge/platform/output-dir-permission-denied.md"),
+    # The job's own allocations exhausting device memory are its settings (knowledge/README.md's
+    # borderline table); a host or cgroup limit is the platform's (the next rule).
+    _rule(r"(?i)CUDA out of memory|NPU out of memory|OutOfMemoryError|\bEL0004\b", "user/configuration",
+          "torch.OutOfMemoryError: NPU out of memory. Tried to allocate 72.00 MiB (NPU 0; 61.27 GiB total capacity; "
+          "56.05 GiB already allocated; 56.05 GiB current active; 5.04 MiB free; 58.39 GiB reserved in total by PyTorch).",
+          "knowledge/ascend/ascend-torch-npu-oom.md"),
     _rule(r"(?i)no space left|disk quota|out of memory|\boom\b|killed process|cgroup", "platform/resource_management",
           "slurmstepd: error: Detected 1 oom_kill event in StepId=123456.0. Some of the step tasks have been OOM Killed.",
           "knowledge/platform/cgroup-oom-killed.md"),
@@ -42,6 +48,11 @@ WORDING_RULES: tuple[WordingRule, ...] = (
           "ImportError: /usr/local/lib/python3.11/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: "
           "MsprofSysCycleTime",
           "knowledge/ascend/ascend-torch-npu-cann-version-mismatch.md"),
+    _rule(r"ModuleNotFoundError|No module named|ImportError", "user/software_incompatibility",
+          "ModuleNotFoundError: No module named 'fused_layer_norm_cuda'", "knowledge/framework/apex-extension-not-built.md"),
+    # NCCL refusing how it was called is the caller's code (a duplicate GPU, a mismatched collective).
+    _rule(r"(?i)invalid usage|ncclInvalidUsage", "user/script_bug",
+          "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.", "knowledge/cuda/nccl-invalid-usage.md"),
     _rule(r"(?i)divisible|must be|invalid (value|argument|config)|\bnan\b|loss scale|not found|no such file",
           "user/configuration",
           "OSError: libhccl.so: cannot open shared object file: No such file or directory",
@@ -60,6 +71,11 @@ WORDING_RULES: tuple[WordingRule, ...] = (
     _rule(r"(?i)\bnfs\b|stale file handle|i/o error|lustre|gpfs", "hardware/storage",
           "Mar  3 02:14:55 gpu-node-17 kernel: nfs: server nas01 not responding, still trying",
           "knowledge/platform/nfs-server-not-responding.md"),
+    _rule(r"(?i)segmentation fault|\bSIGSEGV\b", "framework/framework_bug",
+          "Fatal Python error: Segmentation fault", "knowledge/framework/torch-worker-segfault-sigsegv.md"),
+    # Python's own exceptions on the root line are raised by the job's code or by its inputs.
+    _rule(r"^\s*(\[\w+\]:\s*|\d+:\s*)?(KeyError|AttributeError|TypeError|ValueError|IndexError|NameError)\b",
+          "user/configuration", "[rank3]: KeyError: 'input_ids'", "knowledge/framework/python-exception-in-training-code.md"),
 )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from agent.synth import corpus, verify
 from agent.synth.catalogue import FAULTS, FaultType
 
-__all__ = ["FAULTS", "FaultType", "check_corpus", "corpus_summary", "generate_corpus", "generate_demo"]
+__all__ = ["FAULTS", "FaultType", "check_corpus", "corpus_summary", "generate_corpus", "generate_demo", "generate_job"]
 
 
 def generate_corpus(out_dir: Path, cases: int = 100, seed: int = 0, preset: str = "default",
@@ -69,3 +69,8 @@ def corpus_summary(dataset: Path) -> dict:
 def generate_demo(dest: Path, seed: int = 7) -> tuple[Path, list[Path], str]:
     """One failed job (a node-local hardware fault with peer cascades) and two normal jobs of its setting."""
     return corpus.demo(Path(dest), seed)
+
+
+def generate_job(dest: Path, hosts: int, lines: int = 3000, fault: str = "nccl-ib-completion-error", seed: int = 0) -> Path:
+    """One labeled failed job with ``hosts`` nodes (64, 1,000...) of about ``lines`` lines each; returns its logs folder."""
+    return corpus.sized(Path(dest), hosts, lines, fault, seed)

@@ -237,3 +237,15 @@ def demo(dest: Path, seed: int) -> tuple[Path, list[Path], str]:
     for task in (case, *normals):
         run_task(str(dest), task)
     return dest / case.dir / "logs", [dest / t.dir / "logs" for t in normals], s.name
+
+
+def sized(dest: Path, hosts: int, lines: int, fault_id: str, seed: int) -> Path:
+    """One failed job of the demo's setting with ``hosts`` node files of about ``lines`` lines
+    each (for size and speed measurements at scale); returns its logs folder."""
+    rng = random.Random(f"l4-synth-sized:{seed}")
+    s = _setting(rng, "cuda", "megatron", small=False, layout="node")
+    s = replace(s, name=f"{s.model}-megatron-cuda", log_interval=10)
+    task = CaseTask("case", "cases/c0001", s, catalogue.BY_ID[fault_id].id, Shape(hosts, lines, rng.uniform(3600, 86400)),
+                    f"sized:{seed}:{hosts}:{lines}")
+    run_task(str(dest), task)
+    return Path(dest) / task.dir / "logs"
