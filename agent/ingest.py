@@ -37,6 +37,10 @@ CONSOLE_SNIFF_LINES = 2000
 _TORCHRUN_PREFIX = re.compile(r"\[(?:default|rank)(\d+)\]:[ ]?")
 _MPI_PREFIX = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
 _SRUN_PREFIX = re.compile(r" {0,3}(\d{1,5}): ")
+# pdsh (DeepSpeed's multi-node runner) prefixes each line with the host it came from:
+# "104.171.201.172: [2023-04-16 02:38:19,113] [INFO] [launch.py:247:main] dist_world_size=16"
+# (huggingface/accelerate#1317). Cluster host names carry a digit; words such as "INFO:" do not.
+_PDSH_PREFIX = re.compile(r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}): ")
 
 
 @dataclass(frozen=True)
@@ -51,12 +55,13 @@ CONSOLE_FORMATS = (
     ConsoleFormat("torchrun", _TORCHRUN_PREFIX),
     ConsoleFormat("mpirun", _MPI_PREFIX),
     ConsoleFormat("srun", _SRUN_PREFIX),
+    ConsoleFormat("pdsh", _PDSH_PREFIX),
 )
 # Bracketed rank prefixes cannot be mistaken for text, so a console accepts them in any style.
 _BRACKETED_PREFIX = re.compile(rf"{_TORCHRUN_PREFIX.pattern}|{_MPI_PREFIX.pattern}")
 # srun's "3: " is easier to confuse with ordinary text, so each rank must recur too.
-_CONSOLE_MIN_SHARE = {"torchrun": 0.1, "mpirun": 0.1, "srun": 0.3}  # launcher preambles can dominate short logs
-_CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3}
+_CONSOLE_MIN_SHARE = {"torchrun": 0.1, "mpirun": 0.1, "srun": 0.3, "pdsh": 0.3}  # launcher preambles can dominate short logs
+_CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3, "pdsh": 3}
 
 # --- timestamps --------------------------------------------------------------------------
 
@@ -384,7 +389,8 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                     # from the program, srun -l's "N: " around both): any bracketed style counts.
                     m = console.pattern.match(text) or _BRACKETED_PREFIX.match(text)
                     if m:
-                        node = f"rank{int(next(g for g in m.groups() if g is not None))}"
+                        prefix = next(g for g in m.groups() if g is not None)
+                        node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
                         text = text[m.end() :]
                 yield node, lineno, text
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:

@@ -48,7 +48,9 @@ def _file_lines(logs: Path) -> dict[str, list[str]]:
     files: dict[str, list[str]] = {}
     for path in sorted(p for p in logs.rglob("*") if p.is_file()):
         text = path.read_bytes().decode("utf-8", "replace")
-        files[node_name_for(path)] = text.splitlines()
+        # Physical lines end at "\n" only, as l4 reads them: a progress bar's "\r" redraws
+        # stay inside one line (str.splitlines would count each redraw as a line).
+        files[node_name_for(path)] = [line.removesuffix("\r") for line in text.split("\n")]
     return files
 
 

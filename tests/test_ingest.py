@@ -93,6 +93,9 @@ def test_ten_megabyte_line_is_clipped_not_fatal(tmp_path: Path) -> None:
         ("[rank{r}]:", {"rank0", "rank1", "rank2"}),
         ("{r}: ", {"rank0", "rank1", "rank2"}),
         ("[1,{r}]<stdout>:", {"rank0", "rank1", "rank2"}),
+        # pdsh names hosts (huggingface/accelerate#1317: "104.171.201.172: [2023-04-16 ...] [INFO] ...").
+        ("104.171.201.17{r}: ", {"104.171.201.170", "104.171.201.171", "104.171.201.172"}),
+        ("algo-{r}: ", {"algo-0", "algo-1", "algo-2"}),
     ],
 )
 def test_console_log_is_split_into_rank_nodes(tmp_path: Path, prefix: str, expected_nodes: set[str]) -> None:
@@ -103,7 +106,8 @@ def test_console_log_is_split_into_rank_nodes(tmp_path: Path, prefix: str, expec
     (tmp_path / "console.log").write_text("\n".join(rows) + "\n")
     lines, _ = _lines(tmp_path)
     assert {line.node for line in lines} == expected_nodes | {"console"}
-    first_rank1 = next(line for line in lines if line.node == "rank1")
+    second = sorted(expected_nodes)[1]
+    first_rank1 = next(line for line in lines if line.node == second)
     assert first_rank1.lineno == 3  # physical line in the console file
     assert first_rank1.text.startswith("[2024-05-12")
     assert first_rank1.ts is not None
@@ -201,3 +205,10 @@ def test_a_console_mixing_prefix_styles_is_split_on_each(tmp_path: Path) -> None
     job = open_job(tmp_path)
     nodes = {line.node for s in job.sources for line in job.lines(s)}
     assert nodes == {"rank0", "rank1", "rank2", "rank3"}
+
+
+def test_words_followed_by_a_colon_are_not_pdsh_hosts(tmp_path: Path) -> None:
+    rows = [f"{word}: step {i} done" for i in range(12) for word in ("INFO", "WARNING", "Epoch")]
+    (tmp_path / "console.log").write_text("\n".join(rows) + "\n")
+    lines, _ = _lines(tmp_path)
+    assert {line.node for line in lines} == {"console"}
