@@ -10,8 +10,10 @@ shapes millions of times with different numbers, so we:
    so each occurrence can give back its node/rank/iteration parameters;
 3. let Drain see only the unique masked lines.
 
-``scan_lines`` (steps 1-2, per node) is a pure function, so per-node work can run in worker
-processes; ``Miner`` (step 3) then assigns template ids in the parent. A ``Miner`` built on
+Steps 1-2 live in ``scan`` (``scan_lines``, one Python step per line) and ``fastscan`` (the
+same tables a chunk at a time); the per-file scan is a pure function, so it runs in worker
+processes or as Ray tasks (``engine_ray``, chosen with ``using_engine``); ``Miner`` (step 3)
+then assigns template ids in the parent. A ``Miner`` built on
 one job can be frozen and used to *match* another job without changing its templates;
 lines it does not know get new ids from an overlay miner (the cross-job filter relies on
 this: the same message maps to the same event in both jobs).
