@@ -19,6 +19,7 @@ an engine is used.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -56,6 +57,20 @@ class PathMapping:
             return None
 
 
+def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
+    """Fail fast on a head that does not answer (ray.init would retry for minutes)."""
+    if not address or address in ("auto", "local"):
+        return
+    host, _, port = address.split("://")[-1].rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(f"bad --ray-address {address!r}", "write HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise InputError(f"the Ray cluster at {address} does not answer ({exc.strerror or exc})",
+                         "check --ray-address, or run `ray status` on the head") from exc
+
+
 def _scan_task(source: SourceFile) -> tuple[list[NodeScan], list[str]]:
     return scan_source(source)
 
@@ -75,6 +90,7 @@ class RayEngine:
         except ImportError as exc:
             raise InputError("--engine ray needs Ray", "pip install 'l4-agent[ray]' (or choose --engine local)") from exc
         if not ray.is_initialized():
+            _check_reachable(self.address)
             try:
                 ray.init(address=self.address or "local", num_cpus=None if self.address else self.num_cpus,
                          include_dashboard=False, log_to_driver=False, configure_logging=False)

@@ -95,3 +95,17 @@ def test_ray_engine_gives_the_local_diagnosis(tmp_path):
     assert "16 file(s) scanned as Ray tasks" in on_ray.stderr  # the scans really ran on Ray
     assert json.loads(on_ray.stdout) == json.loads(local.stdout)
     assert json.loads(local.stdout)["faulty_nodes"][0]["node"] in faulty
+
+
+def test_an_unreachable_head_fails_fast_with_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (tmp_path / "a.log").write_text("hello\n")
+    proc = subprocess.run([sys.executable, "-m", "agent", "parse", str(tmp_path), "--engine", "ray",
+                           "--ray-address", f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"Error: the Ray cluster at 127.0.0.1:{port} does not answer")
+    assert "Traceback" not in proc.stderr
