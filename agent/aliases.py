@@ -65,6 +65,13 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
     ),
     NamePattern(
         "host",
+        re.compile(rf"\binitialized host (?P<name>{_HOST}) as rank \d+"),
+        "2022-06-06 09:17:48 | INFO | fairseq.distributed.utils | initialized host IR-86A4D2-FCC3 as rank 0",
+        "Fsoft-AIC/RoPADet train.out (fairseq's distributed start-up line)",
+        "IR-86A4D2-FCC3",
+    ),
+    NamePattern(
+        "host",
         re.compile(rf"\b[A-Z][a-z]{{2}} +\d{{1,2}} \d\d:\d\d:\d\d (?P<name>{_HOST}) kernel: "),
         "Jun  3 11:02:44 gpu-a12 kernel: NVRM: Xid (PCI:0000:ca:00): 31, pid=90112, name=pt_main_thread, "
         "Ch 00000023, intr 00000000. MMU Fault: ENGINE CE3 HUBCLIENT_CE1 faulted @ 0x7f10_a0000000.",

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from .schema import Diagnosis
 
 log = logging.getLogger(__name__)
 MAX_ENTRIES = 200
+STALE_TEMP_SECONDS = 600  # a save takes milliseconds: a temp this old was left by a killed process
 
 
 @dataclass
@@ -106,11 +108,25 @@ def save(key: str, diagnosis: Diagnosis, warnings: list[str] | None = None) -> s
         # A unique temporary name: two runs saving the same key never write one file.
         with tempfile.NamedTemporaryFile("w", dir=folder, prefix=f".{key}.", suffix=".tmp", delete=False,
                                          encoding="utf-8") as tmp:
-            tmp.write(payload)
-        os.replace(tmp.name, folder / f"{key}.json")
+            try:
+                tmp.write(payload)
+            except BaseException:  # Ctrl-C mid-write: leave no half-written temp behind
+                os.unlink(tmp.name)
+                raise
+        try:
+            os.replace(tmp.name, folder / f"{key}.json")
+        except BaseException:
+            Path(tmp.name).unlink(missing_ok=True)
+            raise
         entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in entries[:-MAX_ENTRIES]:
             old.unlink(missing_ok=True)
+        # A process killed between write and rename (SIGTERM, SIGKILL) leaves its temp: sweep
+        # the ones too old to belong to a save still running.
+        for stale in folder.glob(".*.tmp"):
+            with contextlib.suppress(OSError):
+                if time.time() - stale.stat().st_mtime > STALE_TEMP_SECONDS:
+                    stale.unlink()
     except OSError as exc:
         return f"diagnosis not cached ({exc}); set L4_HOME to a writable folder to cache it"
     return None

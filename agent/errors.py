@@ -26,3 +26,7 @@ class ConfigError(AgentError):
 
 class DatasetError(AgentError):
     """A labeled dataset is malformed."""
+
+
+class NotNormalError(InputError):
+    """A job offered to a normal-job pool shows signs of a failure (it would hide that failure)."""

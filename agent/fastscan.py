@@ -19,8 +19,8 @@ and the caller re-reads the file the per-line way, which also writes the usual w
 
 from __future__ import annotations
 
-import gzip
 import logging
+import lzma
 from array import array
 from pathlib import Path
 
@@ -33,6 +33,8 @@ from .ingest import (
     _TS_SYSLOG,
     MAX_LINE_CHARS,
     SourceFile,
+    _encoding,
+    _open_binary,
     parse_level,
     read_lines,
 )
@@ -54,25 +56,22 @@ class Unsupported(Exception):
 
 
 def eligible(source: SourceFile) -> bool:
-    """Plain or gzip files of one node; console files split nodes per line, so they stay per-line."""
+    """Files of one node (plain or compressed); console files split nodes per line, so they stay per-line."""
     return source.console is None and source.path.is_file()
 
 
 def _head_is_utf16(path: Path) -> bool:
-    opener = gzip.open if path.name.endswith(".gz") else open
     try:
-        with opener(path, "rb") as fh:
-            return fh.read(2) in (b"\xff\xfe", b"\xfe\xff")
+        return _encoding(path) != "utf-8"
     except (OSError, EOFError, ValueError) as exc:
         raise Unsupported(f"read problem: {exc}") from exc
 
 
 def _chunks(path: Path):
     """Byte chunks ending at a line break (the last one may not); read errors are Unsupported."""
-    opener = gzip.open if path.name.endswith(".gz") else open
     pending = b""
     try:
-        with opener(path, "rb") as fh:
+        with _open_binary(path) as fh:  # as ingest opens it: compression known by its magic bytes
             while True:
                 block = fh.read(CHUNK_BYTES)
                 if not block:
@@ -88,7 +87,7 @@ def _chunks(path: Path):
                 if len(pending) > MAX_LINE_BYTES:
                     raise Unsupported("over-long line")
                 yield data[: cut + 1]
-    except (OSError, EOFError, ValueError) as exc:  # gzip/zlib errors included: ingest words the warning
+    except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:  # gzip/zlib errors included: ingest words the warning
         raise Unsupported(f"read problem: {exc}") from exc
     if pending:
         yield pending
@@ -122,8 +121,8 @@ class _Shapes:
         except UnicodeDecodeError as exc:
             raise Unsupported("bytes that are not UTF-8") from exc
         text = text.rstrip("\r\n")
-        if "\x00" in text or len(text) > MAX_LINE_CHARS:
-            raise Unsupported("NUL padding or a clipped line")
+        if "\x00" in text or "\ufffd" in text or len(text) > MAX_LINE_CHARS:
+            raise Unsupported("NUL padding, a replacement character or a clipped line")  # ingest warns of each
         scan = self.scan
         ref = text.encode().translate(_ZERO_DIGITS)
         idx = self.ref_index.get(ref)

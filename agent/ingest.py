@@ -13,8 +13,11 @@ Each of these adds a one-line warning to the ``Job`` so no data loss is silent.
 
 from __future__ import annotations
 
+import bz2
 import calendar
 import gzip
+import io
+import lzma
 import os
 import re
 import zlib
@@ -27,6 +30,11 @@ from .errors import InputError
 from .records import LogLine
 
 LOG_SUFFIXES = (".log", ".txt", ".out")
+# Rotated logs are compressed; which decompressor reads a file is decided by its first bytes,
+# not its name (a plain-text "x.log.gz" is common after a failed rotation).
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"), (b"\x28\xb5\x2f\xfd", "zstd"))
+_MAGIC_SUFFIX = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"}
 MAX_LINE_CHARS = 16_384  # longer lines are clipped: a 10 MB line is data loss either way, keep the head
 SNIFF_BYTES = 8192
 YEAR_SNIFF_BYTES = 256 * 1024  # dated lines may start after a long undated preamble
@@ -117,11 +125,24 @@ class Job:
         yield from read_lines(source, self.warnings)
 
 
+_LOSS_MARKS = ("binary content", "compressed data ends early", "read error after line", "not readable")
+
+
+def is_evidence_loss(warning: str) -> bool:
+    """Whether an ingest warning says some of the job's lines could not be read."""
+    return any(mark in warning for mark in _LOSS_MARKS)
+
+
+def _uncompressed_name(name: str) -> str:
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
 def node_name_for(path: Path) -> str:
     """``worker-3.log.gz`` -> ``worker-3`` (CONTRACTS.md)."""
-    name = path.name
-    if name.endswith(".gz"):
-        name = name[:-3]
+    name = _uncompressed_name(path.name)
     for suffix in LOG_SUFFIXES:
         if name.endswith(suffix):
             return name[: -len(suffix)] or name
@@ -129,8 +150,38 @@ def node_name_for(path: Path) -> str:
 
 
 def _is_log_file(path: Path) -> bool:
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
-    return name.endswith(LOG_SUFFIXES) and not path.name.startswith(".")
+    return _uncompressed_name(path.name).endswith(LOG_SUFFIXES) and not path.name.startswith(".")
+
+
+def compression_of(path: Path) -> str | None:
+    """``gzip``, ``bzip2``, ``xz`` or ``zstd`` from the file's first bytes; None for plain text."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(6)
+    except OSError:
+        return None
+    return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+
+
+def _zstd_reader(path: Path):
+    try:
+        import zstandard  # not a dependency of l4: used when the environment has it
+    except ImportError:
+        raise OSError(f"zstd-compressed; decompress it first (`zstd -d {path.name}`) or `pip install zstandard`") from None
+    return zstandard.ZstdDecompressor().stream_reader(path.open("rb"), closefd=True)
+
+
+def _open_binary(path: Path):
+    kind = compression_of(path)
+    if kind == "gzip":
+        return gzip.open(path, "rb")
+    if kind == "bzip2":
+        return bz2.open(path, "rb")
+    if kind == "xz":
+        return lzma.open(path, "rb")
+    if kind == "zstd":
+        return _zstd_reader(path)
+    return path.open("rb")
 
 
 def _unique_names(paths: list[Path], root: Path) -> list[str]:
@@ -163,35 +214,70 @@ def _encoding(path: Path) -> str:
 
 def _open_text(path: Path):
     # newline="\n": physical lines end at LF only, so line numbers match `wc -l`/editors.
-    encoding = _encoding(path)
-    if path.name.endswith(".gz"):
-        return gzip.open(path, "rt", encoding=encoding, errors="replace", newline="\n")
-    return path.open("r", encoding=encoding, errors="replace", newline="\n")
+    return io.TextIOWrapper(_open_binary(path), encoding=_encoding(path), errors="replace", newline="\n")
 
 
 def _sniff(path: Path, size: int = SNIFF_BYTES) -> bytes:
     try:
-        if path.name.endswith(".gz"):
-            with gzip.open(path, "rb") as fh:
-                return fh.read(size)
-        with path.open("rb") as fh:
+        with _open_binary(path) as fh:
             return fh.read(size)
-    except (EOFError, OSError, zlib.error):
+    except (EOFError, OSError, zlib.error, lzma.LZMAError):
         return b""  # unreadable head: read_lines reports the precise problem
 
 
+def _text_head(path: Path, size: int = SNIFF_BYTES, limit: int = 64 * 1024 * 1024) -> bytes:
+    """The first ``size`` bytes after any NUL padding (logrotate copytruncate leaves megabytes of it)."""
+    kept = bytearray()
+    read = 0
+    try:
+        with _open_binary(path) as fh:
+            while len(kept) < size and read < limit:
+                chunk = fh.read(1 << 16)
+                if not chunk:
+                    break
+                read += len(chunk)
+                kept += chunk.lstrip(b"\x00") if not kept else chunk
+    except (EOFError, OSError, zlib.error, lzma.LZMAError):
+        pass
+    return bytes(kept[:size])
+
+
 def looks_binary(head: bytes) -> bool:
-    """Mostly control bytes mean this is not a text log. NUL bytes alone do not: logrotate's
-    copytruncate leaves a run of NULs before the text, and UTF-16 logs are half NULs."""
+    """Binary when more than a tenth of the head is control bytes or invalid UTF-8 (a share,
+    so one stray byte never discards a log). NULs do not count: logrotate's copytruncate
+    leaves runs of them, and UTF-16 logs are half NULs."""
     if not head:
         return False
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return False
-    text = head.replace(b"\x00", b"")
+    text = head.replace(b"\x00", b"").decode("utf-8", "replace")
     if not text:
         return True
-    control = sum(1 for b in text if b < 9 or 13 < b < 32)
-    return control / len(text) > 0.1
+    odd = sum(1 for ch in text if ch == "\ufffd" or ch < "\t" or "\r" < ch < " ")
+    return odd / len(text) > 0.1
+
+
+TAIL_SNIFF_BYTES = 256 * 1024
+
+
+def _tail_bracketed_ranks(path: Path) -> set[str]:
+    """Ranks named by bracketed prefixes at the end of a plain file. PyTorch 2 prefixes only
+    its crash reports with "[rankN]:", so a long console shows them in its last lines alone
+    (Chevolier/LLaMA-Factory train.out: 7,000 plain lines, then eight ranks' tracebacks)."""
+    if path.name.endswith(".gz"):
+        return set()
+    try:
+        with path.open("rb") as fh:
+            fh.seek(max(0, path.stat().st_size - TAIL_SNIFF_BYTES))
+            tail = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return set()
+    ranks: set[str] = set()
+    for line in tail.split("\n"):
+        m = _BRACKETED_PREFIX.match(line)
+        if m:
+            ranks.add(next(g for g in m.groups() if g is not None))
+    return ranks
 
 
 def _detect_console(path: Path) -> ConsoleFormat | None:
@@ -214,6 +300,10 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
         pass
     if not total:
         return None
+    if not any(counts.values()):
+        tail = _tail_bracketed_ranks(path)
+        if len(tail) >= 2:
+            return CONSOLE_FORMATS[0]
     qualified = [
         fmt for fmt in CONSOLE_FORMATS
         if len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
@@ -261,12 +351,18 @@ def open_job(job: Path | str) -> Job:
         paths = [root]
         base = root.parent
     else:
-        paths = sorted(p for p in _walk(root, warnings) if _is_log_file(p))
+        found = sorted(_walk(root, warnings))
+        paths = [p for p in found if _is_log_file(p)]
         base = root
         if not paths:
             raise InputError(
-                f"no log files in {root}", "expected *.log, *.txt or *.out files (optionally .gz), searched recursively"
+                f"no log files in {root}",
+                "expected *.log, *.txt or *.out files (optionally .gz, .bz2, .xz, .zst), searched recursively",
             )
+        others = [p for p in found if not _is_log_file(p)]
+        if others:  # every file is read or named: say which were left out, and why
+            shown = ", ".join(str(p.relative_to(root)) for p in others[:5]) + (" …" if len(others) > 5 else "")
+            warnings.append(f"{len(others)} file(s) not read (not named *.log, *.txt or *.out, or hidden): {shown}")
     names = _unique_names(paths, base)
     sources: list[SourceFile] = []
     years: Counter[int] = Counter()
@@ -274,9 +370,14 @@ def open_job(job: Path | str) -> Job:
         if path.stat().st_size == 0:
             warnings.append(f"{path}: empty file, skipped")
             continue
-        head = _sniff(path)
-        if looks_binary(head):
-            warnings.append(f"{path}: binary content, skipped")
+        kind = compression_of(path)
+        named = next((sfx for sfx in COMPRESSED_SUFFIXES if path.name.endswith(sfx)), None)
+        if named and kind is None:
+            warnings.append(f"{path}: named {named} but not compressed; read as plain text")
+        elif kind and named and _MAGIC_SUFFIX[kind] != named:
+            warnings.append(f"{path}: named {named} but holds {kind} data; read as {kind}")
+        if looks_binary(_text_head(path)):
+            warnings.append(f"{path}: binary content (over a tenth control bytes or invalid UTF-8), skipped")
             continue
         if not years:
             sample = _sniff(path, YEAR_SNIFF_BYTES).decode("utf-8", "replace")
@@ -371,6 +472,7 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
     console = source.console
     clipped = 0
     nul_lines = 0
+    replaced = 0
     lineno = 0
     try:
         with _open_text(source.path) as fh:
@@ -380,6 +482,8 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                 if "\x00" in text:  # logrotate copytruncate pads with NULs: drop them, keep the text
                     nul_lines += 1
                     text = text.replace("\x00", "")
+                if "\ufffd" in text:  # bytes that are not UTF-8 were replaced: say so (quoted evidence differs)
+                    replaced += 1
                 if len(text) > MAX_LINE_CHARS:
                     clipped += 1
                     text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
@@ -393,12 +497,14 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                         node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
                         text = text[m.end() :]
                 yield node, lineno, text
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+    except (EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError) as exc:
         warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")
     except OSError as exc:
         warnings.append(f"{source.path}: read error after line {lineno} ({exc}); kept what was read")
     if clipped:
         warnings.append(f"{source.path}: {clipped} line(s) longer than {MAX_LINE_CHARS} chars were clipped")
+    if replaced:
+        warnings.append(f"{source.path}: {replaced} line(s) hold bytes that are not UTF-8, shown as \ufffd (latin-1 or another encoding?)")
     if nul_lines:
         warnings.append(f"{source.path}: NUL bytes removed from {nul_lines} line(s) (a file truncated while written?)")
 
@@ -413,8 +519,10 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
             clock = clocks[node] = _Clock(source.year)
         ts = clock.parse(text)
         stamped = ts is not None
+        # A console's ranks write one file in order: an unstamped line happened after
+        # the file's last stamped line, whichever rank stamped it.
         if ts is None:
-            ts = last_ts.get(node)
+            ts = last_ts.get(source.node)
         else:
-            last_ts[node] = ts
+            last_ts[source.node] = ts
         yield LogLine(node, lineno, ts, parse_level(text), text, stamped)

@@ -27,7 +27,6 @@ import pickle
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +51,7 @@ from .scan import (  # noqa: F401  (re-exported: the public home of masks and th
     NodeScan,
     scan_lines,
 )
+from .workers import worker_pool
 
 NOVEL_OFFSET = 1_000_000  # ids of templates an overlay miner learns on top of a frozen one
 
@@ -209,7 +209,7 @@ def _scan_all(job: Job, workers: int | None, progress: Progress | None) -> list[
         progress("read", 0, n)
     with contextlib.ExitStack() as stack:
         if parallel:  # one file per task, so a worker holds one open file at a time
-            pool = stack.enter_context(ProcessPoolExecutor(max_workers=min(workers, n)))
+            pool = stack.enter_context(worker_pool(min(workers, n)))
             scanned: Iterable[tuple[list[NodeScan], list[str]]] = pool.map(fastscan.scan_source, job.sources, chunksize=1)
         else:
             scanned = map(fastscan.scan_source, job.sources)

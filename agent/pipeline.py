@@ -16,7 +16,7 @@ import numpy as np
 
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
-from .ingest import read_texts
+from .ingest import is_evidence_loss, read_texts
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
@@ -310,6 +310,21 @@ def _cause_event(diagnosis: Diagnosis, evidence: Evidence) -> EventOut:
 
 
 MAX_EVENTS_FOR_KNOWLEDGE = 3
+LOST_FILE_FACTOR = 0.7  # each file not read in full (up to three) takes this share of the confidence
+
+
+def with_read_warnings(diagnosis: Diagnosis, warnings: list[str]) -> Diagnosis:
+    """The diagnosis carrying its warnings, its confidence lowered for each file that could not
+    be read in full: a verdict reached without a node's lines must never look as sure."""
+    lost = [w for w in warnings if is_evidence_loss(w)]
+    kept = list(dict.fromkeys([*diagnosis.warnings, *warnings]))
+    confidence = diagnosis.confidence
+    if lost and confidence is not None:
+        confidence = round(confidence * LOST_FILE_FACTOR ** min(len(lost), 3), 2)
+        kept.append(f"confidence lowered from {diagnosis.confidence:.0%} to {confidence:.0%}: "
+                    f"{len(lost)} file(s) could not be read in full")
+    update = {"warnings": kept, "confidence": confidence}
+    return diagnosis.model_copy(update=update)
 
 
 def analyze(
@@ -335,6 +350,7 @@ def analyze(
     t2 = time.perf_counter()
     extraction = extract(mined, profile, fault_library() if use_library else None)
     mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
+    warnings.extend(extraction.warnings)
     t3 = time.perf_counter()
     diagnosis = to_diagnosis(str(job_path), mined, extraction, top)
     t4 = time.perf_counter()
@@ -346,6 +362,7 @@ def analyze(
         chosen = get_reasoner(reasoner) if isinstance(reasoner, str) else reasoner
         diagnosis = chosen.reason(evidence)
         warnings.extend(evidence.warnings)
+    diagnosis = with_read_warnings(diagnosis, [*warnings, *mined.warnings])
     t5 = time.perf_counter()
     timings = {
         "normal_profile": t1 - t0, **mined.timings, "extract": t3 - t2, "render_events": t4 - t3, "reason": t5 - t4,
@@ -355,7 +372,7 @@ def analyze(
         mined=mined,
         extraction=extraction,
         timings=timings,
-        warnings=[*warnings, *mined.warnings],
+        warnings=diagnosis.warnings,
     )
 
 

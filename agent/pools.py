@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from .config import l4_home
-from .errors import InputError
+from .errors import InputError, NotNormalError
 from .extract.crossjob import JobCounts, NormalProfile
 from .mining import MinedJob, Miner, mine_job
+from .normalcheck import reasons_not_normal
 
 _SETTING_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -57,7 +58,7 @@ def _pool_dir(setting: str) -> Path:
 def _locked(setting: str, exclusive: bool) -> Iterator[None]:
     """A per-setting lock, so two `l4 normal add` never lose each other's job. The lock file
     sits beside the pool folder: removing a pool must not remove the lock it holds."""
-    root = l4_home() / "normal"
+    root = _pool_dir(setting).parent  # validates the name first: "../x" must never name a lock file
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f".{setting}.lock", "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
@@ -121,18 +122,26 @@ def _read_profile(setting: str) -> NormalProfile | None:
     return NormalProfile(setting=setting, miner=miner, jobs=jobs)
 
 
-def add_normal_job(setting: str, job: Path, workers: int | None = None) -> NormalProfile:
-    """Add a successful job to the pool of a setting (re-learning the pool's templates)."""
+def add_normal_job(setting: str, job: Path, workers: int | None = None, force: bool = False) -> NormalProfile:
+    """Add a successful job to the pool of a setting (re-learning the pool's templates); a job
+    that looks failed is refused unless ``force`` (it would hide its failure in later diagnoses)."""
     with _locked(setting, exclusive=True):
-        return _add(setting, job, workers)
+        return _add(setting, job, workers, force)
 
 
-def _add(setting: str, job: Path, workers: int | None) -> NormalProfile:
+def _add(setting: str, job: Path, workers: int | None, force: bool = False) -> NormalProfile:
     existing = _read_profile(setting)
     paths = [Path(j.job) for j in existing.jobs] if existing else []
     job = job.resolve()
     if job in paths:
         raise InputError(f"{job} is already in the pool of {setting!r}", "nothing to do")
+    if not force:
+        reasons = reasons_not_normal(job, existing.jobs if existing else [])
+        if reasons:
+            raise NotNormalError(
+                f"{job} does not look like a successful job: {'; '.join(reasons)}",
+                "a failed job in the pool hides that failure from later diagnoses; add it anyway with --force",
+            )
     missing = [p for p in paths if not p.exists()]
     if missing:
         raise InputError(

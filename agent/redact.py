@@ -10,7 +10,8 @@ secret: a redactor that mangles ranks, hex addresses, NCCL/HCCL lines or paths w
 corrupt the very evidence the model must read. So each pattern is anchored on a known
 token shape (``sk-``, ``ghp_``, ``AKIA``, ``xox?-``, ``hf_``, JWT ``eyJ..``) or on a
 secret-looking *name* (``*_TOKEN=``, ``password:``) with a value that is not a number,
-a boolean or a placeholder. E-mail addresses and IP addresses are personal or
+a boolean or a placeholder. Short or ambiguous names (``key=``, ``sig=``) count only
+when the value looks random (long, mixed characters, high Shannon entropy). E-mail addresses and IP addresses are personal or
 site-identifying rather than secret, and useful for diagnosing network faults, so they are
 kept unless asked for.
 
@@ -20,6 +21,7 @@ credential was there, and running ``redact`` twice changes nothing.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -68,6 +70,39 @@ def _assignment(match: re.Match[str], mark: str) -> str:
     return f"{match.group('lead')}{name}{sep}{quote}{mark}{quote}"
 
 
+# Short or ambiguous names (``key=``, ``sig=``) hold secrets only when the value looks random:
+# these need the entropy check, so ``key=epoch`` or ``sig=SIGTERM`` stay readable.
+_MAYBE_SECRET_NAME = r"(?:[A-Za-z0-9]+[_.\-])*(?:key|sig|signature|pwd|sas|salt|session[_\-]?id|cookie|license)"
+MIN_ENTROPY_BITS = 3.0  # per character; English words and counters score below, keys above
+MIN_RANDOM_LENGTH = 16
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value`` (0 for the empty string)."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def looks_random(value: str) -> bool:
+    """A long value of mixed characters with high entropy: a key, not a word or a number."""
+    bare = value.strip("\"'")
+    classes = sum(bool(re.search(c, bare)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
+    return (
+        len(bare) >= MIN_RANDOM_LENGTH
+        and classes >= 2  # a dotted name or a number is one or two classes in words, not a mix
+        and re.fullmatch(r"[A-Za-z0-9+/=_\-~%]+", bare) is not None  # no dots: module and file names
+        and shannon_entropy(bare) >= MIN_ENTROPY_BITS
+    )
+
+
+def _random_assignment(match: re.Match[str], mark: str) -> str:
+    if not looks_random(match.group("value")):
+        return match.group(0)
+    return _assignment(match, mark)
+
+
 def _rules(emails: bool, ips: bool) -> list[_Rule]:
     rules = [
         # PEM private keys: the whole block, or from BEGIN to the end of the text when the
@@ -110,6 +145,35 @@ def _rules(emails: bool, ips: bool) -> list[_Rule]:
             _keep_group1,
         ),
         _Rule("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), ("xox",)),
+        # Shapes other scanners know (detect-secrets, gitleaks), written here for offline use.
+        _Rule(
+            "slack-webhook",
+            re.compile(r"(https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{20,}"),
+            ("hooks.slack.com",),
+            _keep_group1,
+        ),
+        _Rule("webhook", re.compile(r"(https://discord(?:app)?\.com/api/webhooks/\d+/)[A-Za-z0-9_\-]{30,}"), ("webhooks",), _keep_group1),
+        _Rule(
+            "azure-storage-key",
+            re.compile(r"(?i)(\b(?:AccountKey|SharedAccessKey)\s*=\s*)[A-Za-z0-9+/]{20,}={0,2}"),
+            ("accountkey", "sharedaccesskey"),
+            _keep_group1,
+        ),
+        _Rule("azure-sas", re.compile(r"([?&;]sig=)[A-Za-z0-9%+/=]{20,}"), ("sig=",), _keep_group1),
+        # wandb prints its 40-hex API key bare (wandb login KEY, "key=..." in wandb.login()):
+        # bare 40-hex is also a git hash, so only a line that names wandb counts.
+        _Rule("wandb-key", re.compile(r"(?i)(\bwandb\b.*?)(?<![0-9a-f])[0-9a-f]{40}(?![0-9a-f])"), ("wandb",), _keep_group1),
+        _Rule("stripe-key", re.compile(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{20,}"), ("k_live_", "k_test_")),
+        _Rule("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), ("aiza",)),
+        _Rule("gitlab-token", re.compile(r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_\-]{20,}"), ("gl",)),
+        _Rule("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",)),
+        _Rule("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"), ("pypi-",)),
+        _Rule("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"), ("sg.",)),
+        _Rule("twilio-key", re.compile(r"\bSK[0-9a-f]{32}\b"), ("sk",)),
+        _Rule("databricks-token", re.compile(r"\bdapi[0-9a-f]{32}(?:-\d)?\b"), ("dapi",)),
+        _Rule("telegram-token", re.compile(r"\bbot\d{8,10}:[A-Za-z0-9_\-]{35}\b"), ("bot",)),
+        _Rule("mailchimp-key", re.compile(r"\b[0-9a-f]{32}-us\d{1,2}\b"), ("-us",)),
+        _Rule("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), ("sk-ant-",)),
         _Rule("hf-token", re.compile(r"\bhf_(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{30,}\b"), ("hf_",)),
         _Rule("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}"), ("eyj",)),
         # Generic NAME=value / "name": "value" / --name value, after the shapes above so a
@@ -134,6 +198,18 @@ def _rules(emails: bool, ips: bool) -> list[_Rule]:
             ),
             ("--",),
             _assignment,
+        ),
+        _Rule(
+            "secret",
+            re.compile(
+                r"(?P<lead>(?:^|[^A-Za-z0-9_.\-])-{0,2}[\"']?)"
+                rf"(?P<name>{_MAYBE_SECRET_NAME})"
+                r"(?P<sep>[\"']?\s*[:=]\s*)"
+                r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;&\"'}\])]+)",
+                re.IGNORECASE,
+            ),
+            ("key", "sig", "pwd", "sas", "salt", "session", "cookie", "license"),
+            _random_assignment,
         ),
     ]
     if emails:

@@ -153,6 +153,7 @@ class Diagnosis(BaseModel):
     knowledge: list[KnowledgeRef] = []
     collect_next: list[str] = []
     reasoner: str = "offline"
+    warnings: list[str] = []  # what limited this diagnosis (files skipped or cut short, clock steps)
 
     @field_validator("subcategory")
     @classmethod

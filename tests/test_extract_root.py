@@ -178,8 +178,9 @@ def test_select_leaves_its_candidates_unchanged() -> None:
         EventCandidate(2, table.events[2].template, 1.2, ["novel"], ["n0"], 11.0, "candidate", "candidate"),
     ]
     before = [dataclasses.replace(e, reasons=list(e.reasons)) for e in scored]
-    # select reads a job's raw samples only (to tell Python exceptions apart)
-    mined = SimpleNamespace(nodes={"n0": SimpleNamespace(samples={1: ["event one"], 2: ["event two"]})})
+    # select reads a job's raw samples (to tell Python exceptions apart) and line numbers (line order in a file)
+    mined = SimpleNamespace(nodes={"n0": SimpleNamespace(samples={1: ["event one"], 2: ["event two"]},
+                                                         source=Path("n0.log"), lineno=list(range(1, 8)))})
     chosen = select(scored, mined, table)  # type: ignore[arg-type]
     assert [(e.tid, e.role) for e in chosen.events] == [(1, "root"), (2, "companion")]
     assert scored == before  # roles and reasons of the inputs did not change

@@ -50,7 +50,7 @@ def test_non_utf8_bytes_are_replaced(tmp_path: Path) -> None:
     (tmp_path / "n.log").write_bytes(b"ok line\nbad \xff\xfe bytes\n\xe4\xb8\xad\xe6\x96\x87 fine\n")
     lines, warnings = _lines(tmp_path)
     assert [line.text for line in lines] == ["ok line", "bad \ufffd\ufffd bytes", "中文 fine"]
-    assert warnings == []
+    assert len(warnings) == 1 and "1 line(s) hold bytes that are not UTF-8" in warnings[0]  # probe I08a: said, not silent
 
 
 def test_empty_and_binary_files_are_skipped_with_warnings(tmp_path: Path) -> None:
@@ -212,3 +212,14 @@ def test_words_followed_by_a_colon_are_not_pdsh_hosts(tmp_path: Path) -> None:
     (tmp_path / "console.log").write_text("\n".join(rows) + "\n")
     lines, _ = _lines(tmp_path)
     assert {line.node for line in lines} == {"console"}
+
+
+def test_rank_prefixes_only_in_the_crash_report_still_split_the_console(tmp_path: Path) -> None:
+    # PyTorch 2 prefixes only its crash reports (Chevolier/LLaMA-Factory train.out): thousands
+    # of plain lines, then every rank's traceback.
+    rows = [f"{{'loss': 1.{i:02d}, 'epoch': 0.{i:02d}}}" for i in range(2500)]
+    rows += [f"[rank{r}]: TypeError: iteration over a 0-d tensor" for r in range(4)]
+    (tmp_path / "train.out").write_text("\n".join(rows) + "\n")
+    lines, _ = _lines(tmp_path)
+    assert {line.node for line in lines} == {"train", "rank0", "rank1", "rank2", "rank3"}
+    assert next(line for line in lines if line.node == "rank2").lineno == 2503

@@ -53,6 +53,7 @@ def test_llm_outage_falls_back_to_offline(demo: Path, monkeypatch: pytest.Monkey
         assert data["reasoner"] == "offline"
         assert data["category"] == "hardware" and data["events"]
         assert "used the offline verdict" in result.stderr
+        assert "Redacted" not in result.stderr  # nothing was sent (probe C04a)
 
 
 def test_an_outage_fallback_is_never_cached(demo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

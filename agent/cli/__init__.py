@@ -93,6 +93,21 @@ def _progress(enabled: bool = True) -> Iterator[Any]:
         yield update
 
 
+@contextmanager
+def _stdin_job() -> Iterator[Path]:
+    """``-`` as the job is standard input (``kubectl logs POD | l4 diagnose -``): spooled to a
+    temporary file, so it is read like a job of one console log."""
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="l4-stdin-") as tmp:
+        path = Path(tmp) / "stdin.log"
+        with path.open("wb") as fh:
+            shutil.copyfileobj(sys.stdin.buffer, fh)
+        yield path
+
+
 def _check_writable(path: Path, option: str = "--out") -> None:
     """Fail before the work, not after it, when ``path`` cannot be written."""
     if path.is_dir():
@@ -111,8 +126,10 @@ def _write_file(path: Path, text: str, option: str = "--out") -> None:
 
 
 def _print_warnings(warnings: list[str]) -> None:
+    from ..render import escape_controls
+
     for warning in warnings:
-        err.print(f"warning: {warning}", markup=False, style="yellow")
+        err.print(f"warning: {escape_controls(warning)}", markup=False, style="yellow")
 
 
 def _version_callback(value: bool) -> None:
@@ -150,7 +167,7 @@ class ReasonerChoice(str, Enum):
 
 
 JobArg = Annotated[
-    Path, typer.Argument(help="The failed job: a directory of per-node/per-rank logs (recursive, .gz ok) or one log file.")
+    Path, typer.Argument(help="The failed job: a directory of per-node/per-rank logs (recursive, .gz ok), one log file, or - for standard input.")
 ]
 SettingOpt = Annotated[str | None, typer.Option(help="Compare with the stored normal jobs of this setting (see `l4 normal`).")]
 NormalOpt = Annotated[
@@ -166,15 +183,22 @@ NoRedactOpt = Annotated[bool, typer.Option("--no-redact", help="Send log text to
 
 
 def main() -> None:
+    import signal
+
+    from ..workers import exit_on_sigterm
+
+    # `kill PID` unwinds like Ctrl-C does (finally blocks run: no temp file or worker left).
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
     app()
 
 
 # Imported last: the command modules use the names above. Commands are registered here, not
 # where they are defined, so that `l4 --help` keeps one deliberate order.
-from . import corpus, diagnose, kb, library, normal  # noqa: E402
+from . import corpus, diagnose, doctor, kb, library, normal  # noqa: E402
 
 for _command in (
-    corpus.parse, corpus.synth, diagnose.diagnose, diagnose.ticket, diagnose.ask, diagnose.chat, corpus.bench, corpus.demo
+    corpus.parse, corpus.synth, diagnose.diagnose, diagnose.ticket, diagnose.ask, diagnose.chat, corpus.bench, corpus.demo,
+    doctor.doctor,
 ):
     app.command()(_command)
 app.add_typer(normal.normal_app, name="normal")

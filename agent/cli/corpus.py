@@ -17,14 +17,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import OutputFormat, ReportFormat, _fail, _print_warnings, _progress, _user_errors, err, out
+from . import OutputFormat, ReportFormat, _fail, _print_warnings, _progress, _stdin_job, _user_errors, err, out
 from .engine import EngineChoice, EngineOpt, PathMapOpt, RayAddressOpt, engine_scope
 
 # ------------------------------------------------------------------------------- parse
 
 
 def parse(
-    job: Annotated[Path, typer.Argument(help="A job: a directory of per-node/per-rank logs (recursive, .gz ok) or one log file.")],
+    job: Annotated[Path, typer.Argument(help="A job: a directory of per-node/per-rank logs (recursive, .gz ok), one log file, or - for standard input.")],
     top: Annotated[int, typer.Option(min=1, help="How many of the most frequent templates to show.")] = 10,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")] = OutputFormat.text,
     workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
@@ -37,7 +37,12 @@ def parse(
     from ..render import escape_controls
 
     with _user_errors(), engine_scope(engine, ray_address, path_map), _progress(fmt is OutputFormat.text) as progress:
-        summary = parse_job(job, top=top, workers=workers, progress=progress)
+        if str(job) == "-":
+            with _stdin_job() as spooled:
+                summary = parse_job(spooled, top=top, workers=workers, progress=progress)
+            summary.job = "-"
+        else:
+            summary = parse_job(job, top=top, workers=workers, progress=progress)
     _print_warnings(summary.warnings)
     if fmt is OutputFormat.json:
         out.print_json(json.dumps(summary.to_json_dict()))

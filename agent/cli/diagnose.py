@@ -28,6 +28,7 @@ from . import (
     _fail,
     _print_warnings,
     _progress,
+    _stdin_job,
     _user_errors,
     _write_file,
     err,
@@ -62,6 +63,14 @@ def _diagnosis(
     from ..pipeline import analyze
     from ..reasoners import get_reasoner
 
+    if str(job) == "-":  # standard input: never cached (there is no file to key on)
+        with _stdin_job() as spooled:
+            diagnosis, analysis = _diagnosis(
+                spooled, setting=setting, normal=normal, reasoner=reasoner, no_cache=True, no_redact=no_redact,
+                top=top, workers=workers, progress=progress, warnings=warnings,
+            )
+        return diagnosis.model_copy(update={"job": "-"}), analysis
+
     chosen = get_reasoner(reasoner.value, **({"redact": False} if no_redact else {}))
     identity = "|".join(str(getattr(chosen, attr, "")) for attr in ("name", "model", "base_url"))
     key = cache.job_key(job, normal_jobs=normal, setting=setting, reasoner=f"{identity}|top={top}")
@@ -72,7 +81,7 @@ def _diagnosis(
             _print_warnings(cached.warnings)
             if warnings is not None:
                 warnings.extend(cached.warnings)
-            return cached.diagnosis, None
+            return cached.diagnosis.model_copy(update={"warnings": cached.diagnosis.warnings or cached.warnings}), None
     analysis = analyze(
         job, normal_jobs=normal or None, setting=setting, top=top, workers=workers, progress=progress, reasoner=chosen
     )
@@ -80,7 +89,7 @@ def _diagnosis(
     if warnings is not None:
         warnings.extend(analysis.warnings)
     redacted = getattr(chosen, "redacted_count", None)
-    if redacted is not None and chosen.name != "offline":
+    if redacted is not None and chosen.name != "offline" and analysis.diagnosis.reasoner == chosen.name:  # sent, not fallen back
         err.print(f"Redacted {redacted} item(s) before sending to the LLM.", style="dim", markup=False)
     # A fallback (the endpoint failed, the offline verdict was used) is never cached:
     # the next call must try the endpoint again.
@@ -150,6 +159,8 @@ def diagnose(
 def _html_page(job: Path, diagnosis: Any, analysis: Any, warnings: list[str], **again: Any) -> str:
     """The report page. A cached diagnosis has no mined job: the job is mined and extracted
     again for the charts (no reasoner: the verdict stays the cached one, no LLM call)."""
+    if str(job) == "-":  # the page re-reads the job's lines, and standard input was read once
+        _fail("the HTML report needs the job on disk — save standard input to a file (… > job.log) first", 2)
     from ..pipeline import analyze
     from ..report import render_html
 
@@ -224,6 +235,11 @@ def _session(job: Path, setting: str | None, normal: list[Path] | None, reasoner
     return ChatSession.from_settings(job, diagnosis, analysis)
 
 
+def _no_stdin(job: Path) -> None:
+    if str(job) == "-":  # answers re-read the job's lines, and standard input can be read once
+        _fail("questions need the job on disk — save standard input to a file (… > job.log) and ask about that", 2)
+
+
 def _print_answer(answer: Any) -> None:
     out.print(answer.text, markup=False, highlight=False)
 
@@ -237,6 +253,7 @@ def ask(
     no_cache: NoCacheOpt = False,
 ) -> None:
     """One follow-up question about a diagnosed job (answers cite node:line). Type `help` for the commands."""
+    _no_stdin(job)
     with _user_errors():
         session = _session(job, setting, normal, reasoner, no_cache)
         answer = session.ask(question)
@@ -253,6 +270,7 @@ def chat(
     """Interactive follow-up questions over a diagnosed job (exit with Ctrl-D or `exit`)."""
     from .. import render
 
+    _no_stdin(job)
     with _user_errors(), _progress() as progress:
         diagnosis, _ = _diagnosis(job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress)
     render.render_terminal(diagnosis, out)

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from . import JobArg, NormalOpt, OutputFormat, ReasonerChoice, SettingOpt, _fail, _user_errors, out
+from . import JobArg, NormalOpt, OutputFormat, ReasonerChoice, SettingOpt, _fail, _print_warnings, _user_errors, out
 from .diagnose import _diagnosis
 
 library_app: typer.Typer = typer.Typer(help="The fault library: known signatures plus the patterns you confirm.", no_args_is_help=True)
@@ -52,7 +52,9 @@ def library_list(fmt: Annotated[OutputFormat, typer.Option("--format", "-f", hel
     from ..library import FaultLibrary
 
     with _user_errors():
-        patterns = FaultLibrary.load().list_user_patterns()
+        library = FaultLibrary.load()
+        patterns = library.list_user_patterns()
+    _print_warnings([f"{w} (`l4 doctor` moves damaged patterns aside)" for w in library.warnings])
     if fmt is OutputFormat.json:
         sys.stdout.write(json.dumps([p.to_json_dict() for p in patterns], indent=2) + "\n")
         return

@@ -20,15 +20,16 @@ normal_app: typer.Typer = typer.Typer(help="The pool of successful jobs per sett
 def normal_add(
     job: Annotated[Path, typer.Argument(help="A successful job (directory of logs or one file).")],
     setting: Annotated[str, typer.Option(help="The setting it belongs to, e.g. llama70b-megatron-cuda.")],
+    force: Annotated[bool, typer.Option("--force", help="Add it even if it shows signs of a failure (tracebacks, ends on errors, ends early).")] = False,
     engine: EngineOpt = EngineChoice.local,
     ray_address: RayAddressOpt = None,
     path_map: PathMapOpt = None,
 ) -> None:
-    """Learn a successful job into the normal pool of a setting."""
+    """Learn a successful job into the normal pool of a setting (a job that looks failed is refused)."""
     from ..pools import add_normal_job
 
     with _user_errors(), engine_scope(engine, ray_address, path_map):
-        profile = add_normal_job(setting, job)
+        profile = add_normal_job(setting, job, force=force)
     out.print(f"{setting}: {len(profile.jobs)} normal job(s), {len(profile.miner)} templates", markup=False)
 
 

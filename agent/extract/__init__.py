@@ -45,6 +45,7 @@ class Extraction:
     named_by_peers: list[str] = field(default_factory=list)  # nodes the root event's printers name (a lost peer)
     blame: spatial.Blame | None = None  # who names whom in failure-time messages (the HTML report draws it)
     mined: MinedJob | None = None  # the job as extracted: the caller's, or a copy with imputed times
+    warnings: list[str] = field(default_factory=list)  # what the reader should know (clock steps)
 
 
 def extract(
@@ -59,6 +60,8 @@ def extract(
     weight (the paper's deployment checks confirmed patterns first)."""
     w = weights
     progress_tids = progress.progress_templates(mined, w)
+    unstepped, clock_warnings = clock.unstep_times(mined)
+    mined = clock.with_times(mined, unstepped)
     mined = clock.with_times(mined, clock.impute_times(mined, w))
     table = build_table(mined, clock.estimate_skew(mined, progress_tids, w))
     n_nodes = len(table.node_names)
@@ -99,4 +102,5 @@ def extract(
         named_by_peers=named,
         blame=blame,
         mined=mined,
+        warnings=clock_warnings,
     )

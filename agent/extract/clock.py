@@ -157,3 +157,55 @@ def synchronous_groups(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> l
             if len(times) >= 2:
                 groups.append(times)
     return groups[-w.sync_max_groups :]
+
+
+CLOCK_STEP_SECONDS = 60.0  # a node's stamps going back this far is a clock step, not write jitter
+
+
+def unstep_times(mined: MinedJob, threshold: float = CLOCK_STEP_SECONDS) -> tuple[dict[str, np.ndarray], list[str]]:
+    """New ``ts`` arrays for nodes whose clock stepped back (an NTP correction, a VM
+    restored), plus one warning per step naming the node and line.
+
+    A step back that time never jumps forward from again is a clock step: the lines after
+    it are moved forward by the step, so the node's order holds and the rest of its log
+    keeps one offset (which ``estimate_skew`` then measures like any constant skew). A
+    step back that a forward jump soon undoes is a block of late-flushed lines: its times
+    are kept, with a warning."""
+    changed: dict[str, np.ndarray] = {}
+    warnings: list[str] = []
+    for name, log in mined.nodes.items():
+        idx = np.flatnonzero(log.stamped & ~np.isnan(log.ts))
+        if len(idx) < 2:
+            continue
+        ts = log.ts[idx]
+        if not (np.diff(ts) < -threshold).any():  # the common case: no loop over the lines
+            continue
+        new_ts = log.ts.copy()
+        offset, high = 0.0, float(ts[0])
+        k = 1
+        while k < len(idx):
+            t = float(ts[k]) + offset
+            if t < high - threshold:
+                step = high - t
+                # A forward jump back to the old timeline before time catches up gradually?
+                rest = ts[k:] + offset
+                jumps = np.flatnonzero(np.diff(rest) >= step / 2)
+                caught = np.flatnonzero(rest >= high - threshold)
+                where = f"{name}, line {int(log.lineno[idx[k]])} of {log.source.name}"
+                if len(jumps) and (not len(caught) or jumps[0] + 1 <= caught[0]):
+                    warnings.append(f"{where}: time goes back {step:.0f} s for {jumps[0] + 1} stamped line(s) (output flushed late?); kept in file order")
+                    k += int(jumps[0]) + 1
+                    continue
+                offset += step
+                t += step
+                warnings.append(f"{where}: the clock steps back {step:.0f} s; the later lines are read as {step:.0f} s later so the node's order holds")
+            high = max(high, t)
+            new_ts[idx[k]] = t
+            k += 1
+        if offset:
+            # Unstamped lines inherited the last stamp before them: move them with it.
+            stamped_pos = np.maximum.accumulate(np.where(log.stamped & ~np.isnan(log.ts), np.arange(len(log.ts)), -1))
+            inherit = ~log.stamped & (stamped_pos >= 0)
+            new_ts[inherit] = new_ts[stamped_pos[inherit]]
+            changed[name] = new_ts
+    return changed, warnings

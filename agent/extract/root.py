@@ -101,6 +101,26 @@ def earliest_on_node(
     return best
 
 
+def earliest_in_file(
+    root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable, weights: Weights = DEFAULT_WEIGHTS
+) -> EventCandidate:
+    """Among eligible events of the same moment in the root's file, the one on the earliest
+    line: a console's ranks share one file, and its line order is exact where their
+    inherited timestamps are not (a rank's traceback, then the launcher's footer)."""
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    source = mined.nodes[node].source
+    best, best_line = root, int(mined.nodes[node].lineno[stats.per_node[node].first_pos])
+    for e in eligible:
+        if math.isnan(e.first_ts) or math.isnan(root.first_ts) or abs(e.first_ts - root.first_ts) > weights.same_moment_seconds:
+            continue
+        for n, s in table.events[e.tid].per_node.items():
+            line = int(mined.nodes[n].lineno[s.first_pos])
+            if mined.nodes[n].source == source and line < best_line:
+                best, best_line = e, line
+    return best
+
+
 def underlying_error(
     root: EventCandidate,
     eligible: list[EventCandidate],
@@ -197,6 +217,7 @@ def _root_of(
     if first_wait is not None and first_cand is not None and key(first_wait) < key(first_cand) - w.wait_lead_seconds:
         root = first_wait
     root = earliest_on_node(root, eligible, table, w)
+    root = earliest_in_file(root, eligible, mined, table, w)
     root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
     # The scheduler stopped the job and said why, before (or as) anything else failed.
     stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]

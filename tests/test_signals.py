@@ -1,0 +1,110 @@
+"""Signals during the parallel read, with a real `l4` process (probe X03, X05): Ctrl-C prints
+one line and no worker traceback; SIGTERM to the parent leaves no worker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.mining import PARALLEL_MIN_BYTES
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(scope="module")
+def big_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Enough short lines over four files that the pool starts and stays busy for seconds."""
+    job = tmp_path_factory.mktemp("big")
+    line = "2024-05-12 10:00:{:02d} INFO iteration {} | loss 2.5 | tokens {} | node {}\n"
+    per_file = PARALLEL_MIN_BYTES // 4 + 1_000_000
+    for k in range(4):
+        block = "".join(line.format(i % 60, i, i * 7, k) for i in range(2000))
+        (job / f"worker-{k}.log").write_text(block * (per_file // len(block) + 1))
+    return job
+
+
+def _start(job: Path, home: Path) -> tuple[subprocess.Popen[str], list[int]]:
+    env = {**os.environ, "L4_HOME": str(home)}
+    proc = subprocess.Popen([sys.executable, "-m", "agent", "diagnose", str(job), "--no-cache"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 60
+    kids: list[int] = []
+    while len(kids) < 2 and time.time() < deadline and proc.poll() is None:
+        kids = _children(proc.pid)
+        time.sleep(0.05)
+    assert len(kids) >= 2, "the worker pool never started"
+    time.sleep(0.3)
+    return proc, kids
+
+
+def _gone(kids: list[int], within: float = 10) -> bool:
+    deadline = time.time() + within
+    while time.time() < deadline:
+        if not any(_alive(k) for k in kids):
+            return True
+        time.sleep(0.1)
+    for k in kids:
+        if _alive(k):
+            os.kill(k, signal.SIGKILL)
+    return False
+
+
+def test_sigterm_to_the_parent_ends_the_workers(big_job: Path, tmp_path: Path) -> None:
+    proc, kids = _start(big_job, tmp_path)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode in (143, -15)
+    assert _gone(kids), "workers outlived their parent"
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_prints_one_line_and_no_worker_traceback(big_job: Path, tmp_path: Path) -> None:
+    proc, kids = _start(big_job, tmp_path)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert err.strip() == "Interrupted."
+    assert _gone(kids)
+
+
+def test_sigterm_outside_the_pool_unwinds_with_143(tmp_path: Path) -> None:
+    """`kill PID` during a serial run exits 143 through the normal unwinding (no temp files left)."""
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "w.log").write_text("".join(f"2024-05-12 10:00:{i % 60:02d} INFO iteration {i} | loss 2.5\n" for i in range(200_000)))
+    env = {**os.environ, "L4_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([sys.executable, "-m", "agent", "diagnose", str(job), "--workers", "1"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    assert proc.poll() is None, "finished before the signal"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "Traceback" not in err
+    assert not list((tmp_path / "home").rglob("*.tmp"))
