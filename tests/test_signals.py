@@ -98,7 +98,9 @@ def test_sigterm_outside_the_pool_unwinds_with_143(tmp_path: Path) -> None:
     """`kill PID` during a serial run exits 143 through the normal unwinding (no temp files left)."""
     job = tmp_path / "job"
     job.mkdir()
-    (job / "w.log").write_text("".join(f"2024-05-12 10:00:{i % 60:02d} INFO iteration {i} | loss 2.5\n" for i in range(200_000)))
+    # A console (rank prefixes) is read line by line, so the run is still going when the signal comes.
+    (job / "w.log").write_text("".join(f"[default{i % 2}]:2024-05-12 10:00:{i % 60:02d} INFO iteration {i} | loss 2.5\n"
+                                       for i in range(600_000)))
     env = {**os.environ, "L4_HOME": str(tmp_path / "home")}
     proc = subprocess.Popen([sys.executable, "-m", "agent", "diagnose", str(job), "--workers", "1"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
