@@ -280,6 +280,12 @@ def _tail_bracketed_ranks(path: Path) -> set[str]:
     return ranks
 
 
+def _one_task_srun(fmt: ConsoleFormat, ranks: Counter[str], total: int) -> bool:
+    """``srun -l`` with one task prefixes nearly every line with "0: " (a one-node Slurm job's
+    output.err, kerimoglutolga/open_clip-mixtera): one rank, but no ordinary text looks so."""
+    return fmt.name == "srun" and set(ranks) == {"0"} and ranks["0"] >= 20 and ranks["0"] / total >= 0.5
+
+
 def _detect_console(path: Path) -> ConsoleFormat | None:
     counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
     ranks: dict[str, Counter[str]] = {fmt.name: Counter() for fmt in CONSOLE_FORMATS}
@@ -306,8 +312,9 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
             return CONSOLE_FORMATS[0]
     qualified = [
         fmt for fmt in CONSOLE_FORMATS
-        if len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
-        and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name]
+        if (len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
+            and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name])
+        or _one_task_srun(fmt, ranks[fmt.name], total)
     ]
     if len(qualified) <= 1:
         return qualified[0] if qualified else None

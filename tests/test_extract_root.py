@@ -159,6 +159,23 @@ def test_a_task_that_exited_before_the_time_limit_is_the_cause_not_the_limit(tmp
     assert "TIME LIMIT" in extract(mine_job(logs, workers=1)).events[0].template
 
 
+def test_without_times_a_warning_far_above_the_crash_is_startup_noise(tmp_path: Path) -> None:
+    # Real shape (gtseligas/lcn-llama train.err): a start-up warning, a long run of output,
+    # then the traceback of a CUDA OOM; no line carries a time.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    rows = ["WARNING:accelerate.utils.other:Detected kernel version 4.18.0, which is below the recommended minimum of 5.5.0; "
+            "this can cause the process to hang. It is recommended to upgrade the kernel to the minimum version or higher."]
+    rows += [f"  {i}%|          | {i}/1000 [00:{i:02d}<?, ?it/s]" for i in range(80)]
+    rows += ["Traceback (most recent call last):", '  File "train.py", line 12, in <module>',
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 63.42 GiB"]
+    (logs / "train.err.log").write_text("\n".join(rows) + "\n")
+    assert extract(mine_job(logs, workers=1)).events[0].template.startswith("torch.OutOfMemoryError")
+    # Close above the crash, the warning stays the first sign.
+    (logs / "train.err.log").write_text("\n".join([rows[0], *rows[-3:]]) + "\n")
+    assert extract(mine_job(logs, workers=1)).events[0].template.startswith("WARNING")
+
+
 # ---- purity: selection returns new candidates and a new timeline
 
 

@@ -223,3 +223,17 @@ def test_rank_prefixes_only_in_the_crash_report_still_split_the_console(tmp_path
     lines, _ = _lines(tmp_path)
     assert {line.node for line in lines} == {"train", "rank0", "rank1", "rank2", "rank3"}
     assert next(line for line in lines if line.node == "rank2").lineno == 2503
+
+
+def test_srun_with_one_task_is_still_a_console(tmp_path: Path) -> None:
+    # A one-node Slurm job's output.err under srun -l (kerimoglutolga/open_clip-mixtera): "0: " on nearly every line.
+    rows = ["slurmstepd: error: couldn't chdir to `/users/x': No such file or directory: going to /tmp instead"]
+    rows += [f"0: step {i} loss 2.5" for i in range(40)]
+    rows += ["0: AssertionError: SharedMemory objects are None."]
+    (tmp_path / "output.err.log").write_text("\n".join(rows) + "\n")
+    lines, _ = _lines(tmp_path)
+    assert {line.node for line in lines} == {"output.err", "rank0"}
+    assert lines[-1].text == "AssertionError: SharedMemory objects are None."
+    # A few numbered lines in ordinary text are not a console.
+    (tmp_path / "output.err.log").write_text("\n".join(["intro"] * 40 + [f"0: item {i}" for i in range(5)]) + "\n")
+    assert {line.node for line in _lines(tmp_path)[0]} == {"output.err"}

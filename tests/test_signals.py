@@ -96,14 +96,13 @@ def test_ctrl_c_prints_one_line_and_no_worker_traceback(big_job: Path, tmp_path:
 
 def test_sigterm_outside_the_pool_unwinds_with_143(tmp_path: Path) -> None:
     """`kill PID` during a serial run exits 143 through the normal unwinding (no temp files left)."""
-    job = tmp_path / "job"
-    job.mkdir()
-    # A console (rank prefixes) is read line by line, so the run is still going when the signal comes.
-    (job / "w.log").write_text("".join(f"[default{i % 2}]:2024-05-12 10:00:{i % 60:02d} INFO iteration {i} | loss 2.5\n"
-                                       for i in range(600_000)))
     env = {**os.environ, "L4_HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen([sys.executable, "-m", "agent", "diagnose", str(job), "--workers", "1"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Standard input left open keeps the run busy for as long as the test needs, on any machine.
+    proc = subprocess.Popen([sys.executable, "-m", "agent", "diagnose", "-", "--workers", "1"], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
+    proc.stdin.write("".join(f"2024-05-12 10:00:{i % 60:02d} INFO iteration {i} | loss 2.5\n" for i in range(1000)))
+    proc.stdin.flush()
     time.sleep(3)
     assert proc.poll() is None, "finished before the signal"
     proc.send_signal(signal.SIGTERM)

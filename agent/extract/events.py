@@ -22,6 +22,7 @@ from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
 WARNING_LEVEL = 3  # mining.LEVEL_CODES["WARNING"]
+ERROR_LEVEL = 4  # mining.LEVEL_CODES["ERROR"]
 INFO_LEVEL = 2  # mining.LEVEL_CODES["INFO"]
 
 
@@ -129,7 +130,9 @@ def score_event(
         reasons.append("only on " + ", ".join(stats.nodes[:3]) + (" ..." if len(stats.nodes) > 3 else ""))
     elif share >= w.global_spread:
         reasons.append(f"on {len(stats.per_node)}/{n_nodes} nodes")
-    score *= (w.level_factor if history else w.level_factor_no_history).get(stats.max_level, 1.0)
+    # A Python exception line is an error whatever logger (if any) printed it.
+    level = ERROR_LEVEL if stats.max_level == 0 and lexicon.is_exception_line(sample) else stats.max_level
+    score *= (w.level_factor if history else w.level_factor_no_history).get(level, 1.0)
     known: LibraryMatch | None = None
     if library is not None and role == "candidate":
         specific = [m for m in library.match([sample]) if not m.wrapper]  # a wrapper names no cause

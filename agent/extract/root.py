@@ -121,6 +121,31 @@ def earliest_in_file(
     return best
 
 
+def _first_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> tuple[object, int]:
+    stats = table.events[e.tid]
+    node = stats.first_node()
+    return mined.nodes[node].source, int(mined.nodes[node].lineno[stats.per_node[node].first_pos])
+
+
+def past_startup_noise(
+    root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable, weights: Weights = DEFAULT_WEIGHTS
+) -> EventCandidate:
+    """Without times, nothing ties a warning to an error printed far below it: when the root
+    is not itself an error and the file's first error or exception comes more than a
+    traceback's length later, the warning was start-up noise (accelerate's 'Detected kernel
+    version ... below the recommended minimum' at the top of a stderr ending in a CUDA OOM,
+    gtseligas/lcn-llama)."""
+    if not math.isnan(root.first_ts) or _is_fatal_line(root, mined, table):
+        return root
+    source, line = _first_line(root, mined, table)
+    later = []
+    for e in eligible:
+        e_source, e_line = _first_line(e, mined, table)
+        if e_source == source and e_line - line > weights.surfacing_lines and _is_fatal_line(e, mined, table):
+            later.append((e_line, e))
+    return min(later, key=lambda pair: pair[0])[1] if later else root
+
+
 def underlying_error(
     root: EventCandidate,
     eligible: list[EventCandidate],
@@ -218,6 +243,7 @@ def _root_of(
         root = first_wait
     root = earliest_on_node(root, eligible, table, w)
     root = earliest_in_file(root, eligible, mined, table, w)
+    root = past_startup_noise(root, eligible, mined, table, w)
     root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
     # The scheduler stopped the job and said why, before (or as) anything else failed.
     stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]
