@@ -473,10 +473,9 @@ def parse_timestamp(text: str) -> float | None:
     return _Clock().parse(text)
 
 
-def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
-    """Stream ``LogLine`` records of one file, splitting console prefixes into nodes."""
-    clocks: dict[str, _Clock] = {}
-    last_ts: dict[str, float | None] = {}
+def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, int, str]]:
+    """Stream ``(node, lineno, text)`` of one file: ``read_lines`` without timestamps and
+    levels, for callers that only look lines up (several times faster)."""
     console = source.console
     clipped = 0
     nul_lines = 0
@@ -504,18 +503,7 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
                         prefix = next(g for g in m.groups() if g is not None)
                         node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
                         text = text[m.end() :]
-                clock = clocks.get(node)
-                if clock is None:
-                    clock = clocks[node] = _Clock(source.year)
-                ts = clock.parse(text)
-                stamped = ts is not None
-                # A console's ranks write one file in order: an unstamped line happened after
-                # the file's last stamped line, whichever rank stamped it.
-                if ts is None:
-                    ts = last_ts.get(source.node)
-                else:
-                    last_ts[source.node] = ts
-                yield LogLine(node, lineno, ts, parse_level(text), text, stamped)
+                yield node, lineno, text
     except (EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError) as exc:
         warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")
     except OSError as exc:
@@ -526,3 +514,22 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
         warnings.append(f"{source.path}: {replaced} line(s) hold bytes that are not UTF-8, shown as \ufffd (latin-1 or another encoding?)")
     if nul_lines:
         warnings.append(f"{source.path}: NUL bytes removed from {nul_lines} line(s) (a file truncated while written?)")
+
+
+def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
+    """Stream ``LogLine`` records of one file, splitting console prefixes into nodes."""
+    clocks: dict[str, _Clock] = {}
+    last_ts: dict[str, float | None] = {}
+    for node, lineno, text in read_texts(source, warnings):
+        clock = clocks.get(node)
+        if clock is None:
+            clock = clocks[node] = _Clock(source.year)
+        ts = clock.parse(text)
+        stamped = ts is not None
+        # A console's ranks write one file in order: an unstamped line happened after
+        # the file's last stamped line, whichever rank stamped it.
+        if ts is None:
+            ts = last_ts.get(source.node)
+        else:
+            last_ts[source.node] = ts
+        yield LogLine(node, lineno, ts, parse_level(text), text, stamped)

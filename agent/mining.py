@@ -10,8 +10,10 @@ shapes millions of times with different numbers, so we:
    so each occurrence can give back its node/rank/iteration parameters;
 3. let Drain see only the unique masked lines.
 
-``scan_lines`` (steps 1-2, per node) is a pure function, so per-node work can run in worker
-processes; ``Miner`` (step 3) then assigns template ids in the parent. A ``Miner`` built on
+Steps 1-2 live in ``scan`` (``scan_lines``, one Python step per line) and ``fastscan`` (the
+same tables a chunk at a time); the per-file scan is a pure function, so it runs in worker
+processes or as Ray tasks (``engine_ray``, chosen with ``using_engine``); ``Miner`` (step 3)
+then assigns template ids in the parent. A ``Miner`` built on
 one job can be frozen and used to *match* another job without changing its templates;
 lines it does not know get new ids from an overlay miner (the cross-job filter relies on
 this: the same message maps to the same event in both jobs).
@@ -19,158 +21,38 @@ this: the same message maps to the same event in both jobs).
 
 from __future__ import annotations
 
-import math
+import contextlib
 import os
 import pickle
-import re
 import time
-from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from drain3.template_miner import TemplateMiner as _DrainMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
-from .ingest import Job, SourceFile, open_job, read_lines
-from .records import LogLine, NodeLog
+from . import fastscan
+from .ingest import Job, SourceFile, open_job
+from .records import NodeLog
+from .scan import (  # noqa: F401  (re-exported: the public home of masks and the line scan)
+    _ITER_VALUE,
+    _ZERO_DIGITS,
+    LEVEL_CODES,
+    MASKS,
+    SAMPLES_PER_KEY,
+    Mask,
+    Masker,
+    NodeScan,
+    scan_lines,
+)
 from .workers import worker_pool
 
-
-@dataclass(frozen=True)
-class Mask:
-    """A named masking rule: ``pattern`` is replaced by ``<NAME>``.
-
-    ``keep`` is the number of leading groups kept verbatim (a keyword such as ``rank=``),
-    the value is the group after them, or the whole match when there are none.
-    """
-
-    name: str
-    pattern: str
-    keep: int = 0
-
-    def compiled(self) -> re.Pattern[str]:
-        return re.compile(self.pattern)
-
-
-# Order matters: wider shapes first, so an IP is not eaten as numbers.
-MASKS: tuple[Mask, ...] = (
-    Mask("TS", r"\d{4}[-/]\d{2}[-/]\d{2}[T \-_]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*(?:Z|[+-]\d{2}:?\d{2})?"),
-    Mask("TS", r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?"),
-    Mask("TS", r"^[DIWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+"),
-    Mask("TS", r"^\[ *\d+\.\d+\]"),
-    Mask("IP", r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),
-    Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?\b"),
-    Mask("PATH", r"(?<![\w.:/<>-])(?:~|\.{1,2})?/(?:[\w.@+=,-]+/)*[\w.@+=,-]+/?"),
-    Mask("HEX", r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"),
-    # Host names: dash-separated words whose last part ends in digits (worker-3, gpu-a17).
-    Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+[a-zA-Z]{0,3}\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b"),
-    Mask("RANK", r"\b((?:[Rr]ank|RANK)(?:_?[Ii][Dd])?|local_rank|LOCAL_RANK)(\s*[=:_\[]?\s*)(\d+)", keep=2),
-    Mask("ITER", r"\b(iteration|iter|global_step|step|Step)(\s*[=:]?\s*\[?\s*)(\d+)", keep=2),
-    # Digit runs, also inside words (worker12 -> worker<NUM>), but not after a capital:
-    # error codes such as EZ9999 / EI0002 / W1203 are constants worth keeping.
-    Mask("NUM", r"(?<![A-Z\d])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"),
-)
-
-_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 NOVEL_OFFSET = 1_000_000  # ids of templates an overlay miner learns on top of a frozen one
-
-
-class Masker:
-    """Applies ``MASKS``; stateless apart from compiled patterns, so safe in any process."""
-
-    def __init__(self, masks: Iterable[Mask] = MASKS) -> None:
-        self.masks = tuple(masks)
-        self._compiled = [(m, m.compiled(), self._replacement(m)) for m in self.masks]
-
-    @staticmethod
-    def _replacement(mask: Mask) -> str:
-        return "".join(f"\\{i}" for i in range(1, mask.keep + 1)) + f"<{mask.name}>"
-
-    def mask(self, text: str) -> str:
-        for _, pattern, repl in self._compiled:
-            text = pattern.sub(repl, text)
-        return text
-
-    def params(self, text: str) -> list[tuple[str, str]]:
-        """Each masked value of a line, in mask order: ``[("RANK", "3"), ("IP", ...)]``."""
-        found: list[tuple[str, str]] = []
-        for mask, pattern, repl in self._compiled:
-            for m in pattern.finditer(text):
-                found.append((mask.name, m.group(mask.keep + 1) if mask.keep else m.group(0)))
-            text = pattern.sub(repl, text)
-        return found
-
-
-_ITER_VALUE = re.compile(MASKS[[m.name for m in MASKS].index("ITER")].pattern)
-
-LEVEL_CODES = {None: 0, "DEBUG": 1, "INFO": 2, "WARNING": 3, "ERROR": 4, "CRITICAL": 5}
-SAMPLES_PER_KEY = 3  # raw texts kept per message shape: enough to read parameters from
-
-
-@dataclass
-class NodeScan:
-    """One node's lines reduced to compact arrays over its unique masked messages."""
-
-    node: str
-    keys: list[str] = field(default_factory=list)  # unique masked texts
-    key_of_line: array = field(default_factory=lambda: array("i"))  # index into keys
-    lineno: array = field(default_factory=lambda: array("i"))
-    ts: array = field(default_factory=lambda: array("d"))  # NaN when unknown
-    stamped: array = field(default_factory=lambda: array("b"))  # 1 when the line carried its own timestamp
-    level: array = field(default_factory=lambda: array("b"))  # LEVEL_CODES
-    iteration: array = field(default_factory=lambda: array("i"))  # -1 when the line names none
-    samples: list[list[str]] = field(default_factory=list)  # first raw texts per key
-    last_sample: list[str] = field(default_factory=list)  # last raw text per key
-
-    def __len__(self) -> int:
-        return len(self.lineno)
-
-
-def scan_lines(lines: Iterable[LogLine], masker: Masker | None = None) -> list[NodeScan]:
-    """Mask and de-duplicate lines, one ``NodeScan`` per node met (console files hold many)."""
-    masker = masker or Masker()
-    scans: dict[str, NodeScan] = {}
-    caches: dict[str, dict[bytes, int]] = {}
-    masked_index: dict[str, dict[str, int]] = {}
-    nan = math.nan
-    for line in lines:
-        scan = scans.get(line.node)
-        if scan is None:
-            scan = scans[line.node] = NodeScan(line.node)
-            caches[line.node] = {}
-            masked_index[line.node] = {}
-        text = line.text
-        zero_key = text.encode().translate(_ZERO_DIGITS)  # bytes.translate is ~15x faster than str's
-        cache = caches[line.node]
-        idx = cache.get(zero_key)
-        if idx is None:
-            masked = masker.mask(text)
-            index = masked_index[line.node]
-            idx = index.get(masked)
-            if idx is None:
-                idx = index[masked] = len(scan.keys)
-                scan.keys.append(masked)
-                scan.samples.append([])
-                scan.last_sample.append(text)
-            cache[zero_key] = idx
-        sample = scan.samples[idx]
-        if len(sample) < SAMPLES_PER_KEY:
-            sample.append(text)
-        scan.last_sample[idx] = text
-        scan.key_of_line.append(idx)
-        scan.lineno.append(line.lineno)
-        scan.ts.append(nan if line.ts is None else line.ts)
-        scan.stamped.append(line.stamped)
-        scan.level.append(LEVEL_CODES.get(line.level, 0))
-        if "<ITER>" in scan.keys[idx]:
-            m = _ITER_VALUE.search(text)
-            scan.iteration.append(int(m.group(3)) if m else -1)
-        else:
-            scan.iteration.append(-1)
-    return list(scans.values())
 
 
 def miner_config() -> TemplateMinerConfig:
@@ -290,33 +172,53 @@ class MinedJob:
         return counts
 
 
-def _scan_source(source: SourceFile) -> tuple[list[NodeScan], list[str]]:
-    warnings: list[str] = []
-    scans = scan_lines(read_lines(source, warnings))
-    return scans, warnings
+class Engine(Protocol):
+    """Where the per-file scans run (``engine_ray.RayEngine``); the default is this machine."""
+
+    def scan(self, job: Job, progress: Progress | None = None) -> list[tuple[SourceFile, NodeScan]]: ...
+
+
+ENGINE: ContextVar[Engine | None] = ContextVar("l4_engine", default=None)
+
+
+@contextlib.contextmanager
+def using_engine(engine: Engine | None) -> Iterator[None]:
+    """Run every ``mine_job`` inside on ``engine`` (the CLI's --engine; None: local processes)."""
+    token = ENGINE.set(engine)
+    try:
+        yield
+    finally:
+        ENGINE.reset(token)
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
 
 
 def _scan_all(job: Job, workers: int | None, progress: Progress | None) -> list[tuple[SourceFile, NodeScan]]:
+    engine = ENGINE.get()
+    if engine is not None:
+        return engine.scan(job, progress)
     total_bytes = sum(s.path.stat().st_size for s in job.sources)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     results: list[tuple[SourceFile, NodeScan]] = []
     n = len(job.sources)
-    if workers > 1 and n > 1 and total_bytes >= PARALLEL_MIN_BYTES:
-        with worker_pool(min(workers, n)) as pool:
-            for done, (source, (scans, warnings)) in enumerate(
-                zip(job.sources, pool.map(_scan_source, job.sources, chunksize=1), strict=True), 1
-            ):
-                job.warnings.extend(warnings)
-                results.extend((source, scan) for scan in scans)
-                if progress:
-                    progress("read", done, n)
-    else:
-        for done, source in enumerate(job.sources, 1):
-            scans, warnings = _scan_source(source)
+    parallel = workers > 1 and n > 1 and total_bytes >= PARALLEL_MIN_BYTES
+    lines = 0
+    if progress:
+        progress("read", 0, n)
+    with contextlib.ExitStack() as stack:
+        if parallel:  # one file per task, so a worker holds one open file at a time
+            pool = stack.enter_context(worker_pool(min(workers, n)))
+            scanned: Iterable[tuple[list[NodeScan], list[str]]] = pool.map(fastscan.scan_source, job.sources, chunksize=1)
+        else:
+            scanned = map(fastscan.scan_source, job.sources)
+        for done, (source, (scans, warnings)) in enumerate(zip(job.sources, scanned, strict=True), 1):
             job.warnings.extend(warnings)
             results.extend((source, scan) for scan in scans)
+            lines += sum(len(scan) for scan in scans)
             if progress:
                 progress("read", done, n)
+                progress("lines", lines, 0)
     return results
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
-from .ingest import is_evidence_loss, read_lines
+from .ingest import is_evidence_loss, read_texts
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
@@ -103,11 +103,11 @@ def _fill_texts(mined: MinedJob, wanted: dict[str, set[int]]) -> dict[tuple[str,
     sources = {s.path: s for s in mined.job.sources}
     for path, want in by_source.items():
         last = max(n for _, n in want)
-        for line in read_lines(sources[path], []):
-            owner = want.get((line.node, line.lineno))
+        for stream, lineno, text in read_texts(sources[path], []):
+            owner = want.get((stream, lineno))
             if owner is not None:
-                texts[(owner, line.lineno)] = line.text
-            if line.lineno >= last:
+                texts[(owner, lineno)] = text
+            if lineno >= last:
                 break
     return texts
 
@@ -278,10 +278,11 @@ def _log_advice(mined: MinedJob, diagnosis: Diagnosis) -> list[str]:
         if source is None:
             continue
         window = {n + k for n in lines for k in range(1, ADVICE_LINES_AFTER + 1)}
-        for line in read_lines(source, []):
-            if line.lineno > max(window):
+        last = max(window)
+        for _, lineno, text in read_texts(source, []):
+            if lineno > last:
                 break
-            m = _SOLUTION.match(line.text) if line.lineno in window else None
+            m = _SOLUTION.match(text) if lineno in window else None
             if m and m.group("text").strip() not in advice:
                 advice.append(m.group("text").strip())
     return advice[:2]

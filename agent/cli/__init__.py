@@ -65,17 +65,29 @@ def _progress(enabled: bool = True) -> Iterator[Any]:
     if not enabled or not err.is_terminal:
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
-        transient=True,
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True,
     ) as bar:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:
+            if stage == "lines":  # lines read so far, reported beside the "read" stage's files
+                if "read" in tasks:
+                    elapsed = bar.tasks[tasks["read"]].elapsed or 0.0
+                    bar.update(tasks["read"], rate=f"{done / elapsed:,.0f} lines/s" if elapsed > 0 else "")
+                return
             if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
+                tasks[stage] = bar.add_task(stage, total=total, rate="")
             bar.update(tasks[stage], completed=done, total=total)
 
         yield update

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import OutputFormat, ReportFormat, _fail, _print_warnings, _progress, _stdin_job, _user_errors, err, out
+from .engine import EngineChoice, EngineOpt, PathMapOpt, RayAddressOpt, engine_scope
 
 # ------------------------------------------------------------------------------- parse
 
@@ -27,12 +28,15 @@ def parse(
     top: Annotated[int, typer.Option(min=1, help="How many of the most frequent templates to show.")] = 10,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="text or json.")] = OutputFormat.text,
     workers: Annotated[int | None, typer.Option(help="Worker processes for reading (default: all cores).")] = None,
+    engine: EngineOpt = EngineChoice.local,
+    ray_address: RayAddressOpt = None,
+    path_map: PathMapOpt = None,
 ) -> None:
     """Read a job's logs and mine message templates: nodes, lines, templates, timings."""
     from ..mining import parse_job
     from ..render import escape_controls
 
-    with _user_errors(), _progress(fmt is OutputFormat.text) as progress:
+    with _user_errors(), engine_scope(engine, ray_address, path_map), _progress(fmt is OutputFormat.text) as progress:
         if str(job) == "-":
             with _stdin_job() as spooled:
                 summary = parse_job(spooled, top=top, workers=workers, progress=progress)

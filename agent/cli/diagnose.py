@@ -34,6 +34,7 @@ from . import (
     err,
     out,
 )
+from .engine import EngineChoice, EngineOpt, PathMapOpt, RayAddressOpt, engine_scope
 
 
 class ReportFormat(str, Enum):
@@ -103,6 +104,9 @@ def diagnose(
     all_lines: Annotated[bool, typer.Option("--all-lines", help="Show every occurrence in the text report.")] = False,
     no_cache: NoCacheOpt = False,
     no_redact: NoRedactOpt = False,
+    engine: EngineOpt = EngineChoice.local,
+    ray_address: RayAddressOpt = None,
+    path_map: PathMapOpt = None,
 ) -> None:
     """Diagnose a failed job: root cause, faulty node, stage, iteration, evidence lines, remediation."""
     from .. import render
@@ -112,7 +116,8 @@ def diagnose(
     elif fmt is ReportFormat.html and sys.stdout.isatty():
         _fail("--format html writes a whole page: give --out FILE (or redirect stdout to a file)", 2)
     warnings: list[str] = []
-    with _user_errors(), _progress(fmt in (ReportFormat.text, ReportFormat.html)) as progress:
+    with _user_errors(), engine_scope(engine, ray_address, path_map), \
+            _progress(fmt in (ReportFormat.text, ReportFormat.html)) as progress:
         diagnosis, analysis = _diagnosis(
             job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, no_redact=no_redact,
             top=top, workers=workers, progress=progress, warnings=warnings,

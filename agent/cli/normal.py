@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import OutputFormat, _user_errors, out
+from .engine import EngineChoice, EngineOpt, PathMapOpt, RayAddressOpt, engine_scope
 
 normal_app: typer.Typer = typer.Typer(help="The pool of successful jobs per setting, used to filter what is normal.", no_args_is_help=True)
 
@@ -20,11 +21,14 @@ def normal_add(
     job: Annotated[Path, typer.Argument(help="A successful job (directory of logs or one file).")],
     setting: Annotated[str, typer.Option(help="The setting it belongs to, e.g. llama70b-megatron-cuda.")],
     force: Annotated[bool, typer.Option("--force", help="Add it even if it shows signs of a failure (tracebacks, ends on errors, ends early).")] = False,
+    engine: EngineOpt = EngineChoice.local,
+    ray_address: RayAddressOpt = None,
+    path_map: PathMapOpt = None,
 ) -> None:
     """Learn a successful job into the normal pool of a setting (a job that looks failed is refused)."""
     from ..pools import add_normal_job
 
-    with _user_errors():
+    with _user_errors(), engine_scope(engine, ray_address, path_map):
         profile = add_normal_job(setting, job, force=force)
     out.print(f"{setting}: {len(profile.jobs)} normal job(s), {len(profile.miner)} templates", markup=False)
 

@@ -210,29 +210,46 @@ def detect_slowdown(trained: dict[str, Progress], weights: Weights = DEFAULT_WEI
     """Seconds per iteration, median over nodes per logged iteration; a lasting jump
     (``slowdown_ratio``) gives (ratio, first slow iteration), else None."""
     w = weights
-    per_iter: dict[int, list[float]] = defaultdict(list)
+    iteration_parts: list[np.ndarray] = []
+    rate_parts: list[np.ndarray] = []
     for prog in trained.values():
         if len(prog.iteration) < 3:
             continue
         d_iter = np.diff(prog.iteration)
         d_ts = np.diff(prog.ts)
         ok = (d_iter > 0) & ~np.isnan(d_ts)
-        for it, rate in zip(prog.iteration[1:][ok].tolist(), (d_ts[ok] / d_iter[ok]).tolist(), strict=True):
-            per_iter[it].append(rate)
-    if len(per_iter) < w.slowdown_min_iterations:
+        iteration_parts.append(prog.iteration[1:][ok].astype(np.int64))
+        rate_parts.append(d_ts[ok] / d_iter[ok])
+    if not iteration_parts or not sum(len(part) for part in iteration_parts):
         return None
-    iters = sorted(per_iter)
-    rates = np.array([float(np.median(per_iter[i])) for i in iters])
+    iters_arr, rates = _group_medians(np.concatenate(iteration_parts), np.concatenate(rate_parts))
+    if len(iters_arr) < w.slowdown_min_iterations:
+        return None
+    iters = iters_arr.tolist()
     baseline = float(np.median(rates[: max(w.slowdown_baseline_iterations, len(rates) // w.slowdown_baseline_divisor)]))
     if baseline <= 0:
         return None
     slow = rates >= w.slowdown_ratio * baseline
-    # The onset is the first iteration from which most later iterations stay slow.
+    # The onset is the first iteration from which most later iterations stay slow (suffix
+    # counts: one pass, where a mean per candidate was quadratic in iterations).
+    slow_after = np.cumsum(slow[::-1])[::-1]
     for k in range(len(rates) - (w.slowdown_tail_min - 1)):
-        tail = slow[k:]
-        if slow[k] and tail.mean() >= w.slowdown_tail_share and len(tail) >= w.slowdown_tail_min:
+        length = len(rates) - k
+        if slow[k] and float(slow_after[k]) / length >= w.slowdown_tail_share and length >= w.slowdown_tail_min:
             return float(np.median(rates[k:]) / baseline), iters[k]
     return None
+
+
+def _group_medians(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct keys and the median of the values of each, as ``np.median`` gives it
+    (the middle value, or the mean of the two middle ones), without a call per key."""
+    order = np.lexsort((values, keys))
+    keys, values = keys[order], values[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    counts = np.diff(np.r_[starts, len(keys)])
+    low = starts + (counts - 1) // 2
+    high = starts + counts // 2
+    return keys[starts], (values[low] + values[high]) / 2.0
 
 
 def symptom_of(timeline: Timeline, fatal_root: bool) -> str:
