@@ -40,9 +40,9 @@ FAULT = "nccl-ib-completion-error"
 
 def generate(dest: Path, nodes: int, lines: int, seed: int) -> Path:
     """A failed job of about ``lines`` lines over ``nodes`` node files (plain text)."""
-    from agent.synth import corpus
-    from agent.synth.corpus import CaseTask, run_task
-    from agent.synth.job import Shape
+    from l4synth import corpus
+    from l4synth.corpus import CaseTask, run_task
+    from l4synth.job import Shape
 
     rng = random.Random(f"scale:{seed}")
     setting = corpus._setting(rng, "cuda", "megatron", small=False, layout="node")

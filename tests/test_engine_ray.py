@@ -62,9 +62,9 @@ def _namespaces_work() -> bool:
 
 
 def _sixteen_node_job(root: Path) -> tuple[Path, list[str]]:
-    from agent.synth import corpus
-    from agent.synth.corpus import CaseTask, run_task
-    from agent.synth.job import Shape
+    from l4synth import corpus
+    from l4synth.corpus import CaseTask, run_task
+    from l4synth.job import Shape
 
     rng = random.Random("ray-engine-test")
     setting = corpus._setting(rng, "cuda", "megatron", small=True, layout="node")

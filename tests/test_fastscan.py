@@ -66,7 +66,7 @@ def test_every_shipped_real_file_scans_the_same():
 
 
 def test_a_generated_job_scans_the_same_in_small_chunks(tmp_path, monkeypatch):
-    from agent.synth import generate_demo
+    from l4synth import generate_demo
 
     logs, _, _ = generate_demo(tmp_path / "demo")
     monkeypatch.setattr(fastscan, "CHUNK_BYTES", 4096)  # many chunks: carry-over, late new shapes, sample limits
