@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .consoles import BRACKETED_PREFIX, CONSOLE_FORMATS, ConsoleFormat, detect_console, tail_bracketed_ranks
 from .errors import InputError
 from .records import LogLine
 
@@ -38,38 +39,6 @@ _MAGIC_SUFFIX = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"}
 MAX_LINE_CHARS = 16_384  # longer lines are clipped: a 10 MB line is data loss either way, keep the head
 SNIFF_BYTES = 8192
 YEAR_SNIFF_BYTES = 256 * 1024  # dated lines may start after a long undated preamble
-CONSOLE_SNIFF_LINES = 2000
-
-# --- launcher rank prefixes ------------------------------------------------------------
-
-_TORCHRUN_PREFIX = re.compile(r"\[(?:default|rank)(\d+)\]:[ ]?")
-_MPI_PREFIX = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
-_SRUN_PREFIX = re.compile(r" {0,3}(\d{1,5}): ")
-# pdsh (DeepSpeed's multi-node runner) prefixes each line with the host it came from:
-# "104.171.201.172: [2023-04-16 02:38:19,113] [INFO] [launch.py:247:main] dist_world_size=16"
-# (huggingface/accelerate#1317). Cluster host names carry a digit; words such as "INFO:" do not.
-_PDSH_PREFIX = re.compile(r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}): ")
-
-
-@dataclass(frozen=True)
-class ConsoleFormat:
-    """How a combined console file marks the rank of each line."""
-
-    name: str
-    pattern: re.Pattern[str]
-
-
-CONSOLE_FORMATS = (
-    ConsoleFormat("torchrun", _TORCHRUN_PREFIX),
-    ConsoleFormat("mpirun", _MPI_PREFIX),
-    ConsoleFormat("srun", _SRUN_PREFIX),
-    ConsoleFormat("pdsh", _PDSH_PREFIX),
-)
-# Bracketed rank prefixes cannot be mistaken for text, so a console accepts them in any style.
-_BRACKETED_PREFIX = re.compile(rf"{_TORCHRUN_PREFIX.pattern}|{_MPI_PREFIX.pattern}")
-# srun's "3: " is easier to confuse with ordinary text, so each rank must recur too.
-_CONSOLE_MIN_SHARE = {"torchrun": 0.1, "mpirun": 0.1, "srun": 0.3, "pdsh": 0.3}  # launcher preambles can dominate short logs
-_CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3, "pdsh": 3}
 
 # --- timestamps --------------------------------------------------------------------------
 
@@ -257,69 +226,13 @@ def looks_binary(head: bytes) -> bool:
     return odd / len(text) > 0.1
 
 
-TAIL_SNIFF_BYTES = 256 * 1024
-
-
-def _tail_bracketed_ranks(path: Path) -> set[str]:
-    """Ranks named by bracketed prefixes at the end of a plain file. PyTorch 2 prefixes only
-    its crash reports with "[rankN]:", so a long console shows them in its last lines alone
-    (Chevolier/LLaMA-Factory train.out: 7,000 plain lines, then eight ranks' tracebacks)."""
-    if path.name.endswith(".gz"):
-        return set()
-    try:
-        with path.open("rb") as fh:
-            fh.seek(max(0, path.stat().st_size - TAIL_SNIFF_BYTES))
-            tail = fh.read().decode("utf-8", "replace")
-    except OSError:
-        return set()
-    ranks: set[str] = set()
-    for line in tail.split("\n"):
-        m = _BRACKETED_PREFIX.match(line)
-        if m:
-            ranks.add(next(g for g in m.groups() if g is not None))
-    return ranks
-
-
-def _one_task_srun(fmt: ConsoleFormat, ranks: Counter[str], total: int) -> bool:
-    """``srun -l`` with one task prefixes nearly every line with "0: " (a one-node Slurm job's
-    output.err, kerimoglutolga/open_clip-mixtera): one rank, but no ordinary text looks so."""
-    return fmt.name == "srun" and set(ranks) == {"0"} and ranks["0"] >= 20 and ranks["0"] / total >= 0.5
-
-
 def _detect_console(path: Path) -> ConsoleFormat | None:
-    counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
-    ranks: dict[str, Counter[str]] = {fmt.name: Counter() for fmt in CONSOLE_FORMATS}
-    total = 0
     try:
         with _open_text(path) as fh:
-            for line in fh:
-                total += 1
-                for fmt in CONSOLE_FORMATS:
-                    m = fmt.pattern.match(line)
-                    if m:
-                        counts[fmt.name] += 1
-                        ranks[fmt.name][m.group(1)] += 1
-                        break
-                if total >= CONSOLE_SNIFF_LINES:
-                    break
+            return detect_console(fh)
     except (EOFError, OSError, zlib.error):
-        pass
-    if not total:
         return None
-    if not any(counts.values()):
-        tail = _tail_bracketed_ranks(path)
-        if len(tail) >= 2:
-            return CONSOLE_FORMATS[0]
-    qualified = [
-        fmt for fmt in CONSOLE_FORMATS
-        if (len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
-            and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name])
-        or _one_task_srun(fmt, ranks[fmt.name], total)
-    ]
-    if len(qualified) <= 1:
-        return qualified[0] if qualified else None
-    # Several styles in one console (srun -l around torchrun's [defaultN]:): split on each.
-    return ConsoleFormat("+".join(f.name for f in qualified), re.compile("|".join(f.pattern.pattern for f in qualified)))
+
 
 
 def _walk(root: Path, warnings: list[str]) -> Iterator[Path]:
@@ -392,6 +305,10 @@ def open_job(job: Path | str) -> Job:
         sources.append(SourceFile(path=path, node=name, console=_detect_console(path)))
     if not sources:
         raise InputError(f"no readable log lines under {root}", "; ".join(warnings) or "check the files")
+    if len(sources) == 1 and sources[0].console is None and len(tail_bracketed_ranks(sources[0].path)) >= 2:
+        # One file for the whole job is its console even when only the crash report names
+        # ranks; in a job of per-node files the prefixes are processes of that file's node.
+        sources = [replace(sources[0], console=CONSOLE_FORMATS[0])]
     if years:
         year = years.most_common(1)[0][0]
         sources = [replace(s, year=year) for s in sources]
@@ -498,7 +415,7 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                 if console is not None:
                     # Launchers mix styles in one console (torchrun's [defaultN]: beside [rankN]:
                     # from the program, srun -l's "N: " around both): any bracketed style counts.
-                    m = console.pattern.match(text) or _BRACKETED_PREFIX.match(text)
+                    m = console.pattern.match(text) or BRACKETED_PREFIX.match(text)
                     if m:
                         prefix = next(g for g in m.groups() if g is not None)
                         node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host

@@ -1,0 +1,105 @@
+"""Combined console logs: how launchers mark the rank or host of each line.
+
+One file for a whole job (torchrun, mpirun, srun -l, pdsh) carries each line's origin as a
+prefix; ingest splits such a file into virtual nodes. Each style is a fact about a launcher,
+with a real example where it is not self-evident.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+CONSOLE_SNIFF_LINES = 2000
+
+# --- launcher rank prefixes ------------------------------------------------------------
+
+_TORCHRUN_PREFIX = re.compile(r"\[(?:default|rank)(\d+)\]:[ ]?")
+_MPI_PREFIX = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
+_SRUN_PREFIX = re.compile(r" {0,3}(\d{1,5}): ")
+# pdsh (DeepSpeed's multi-node runner) prefixes each line with the host it came from:
+# "104.171.201.172: [2023-04-16 02:38:19,113] [INFO] [launch.py:247:main] dist_world_size=16"
+# (huggingface/accelerate#1317). Cluster host names carry a digit; words such as "INFO:" do not.
+_PDSH_PREFIX = re.compile(r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}): ")
+
+
+@dataclass(frozen=True)
+class ConsoleFormat:
+    """How a combined console file marks the rank of each line."""
+
+    name: str
+    pattern: re.Pattern[str]
+
+
+CONSOLE_FORMATS = (
+    ConsoleFormat("torchrun", _TORCHRUN_PREFIX),
+    ConsoleFormat("mpirun", _MPI_PREFIX),
+    ConsoleFormat("srun", _SRUN_PREFIX),
+    ConsoleFormat("pdsh", _PDSH_PREFIX),
+)
+# Bracketed rank prefixes cannot be mistaken for text, so a console accepts them in any style.
+BRACKETED_PREFIX = re.compile(rf"{_TORCHRUN_PREFIX.pattern}|{_MPI_PREFIX.pattern}")
+# srun's "3: " is easier to confuse with ordinary text, so each rank must recur too.
+_CONSOLE_MIN_SHARE = {"torchrun": 0.1, "mpirun": 0.1, "srun": 0.3, "pdsh": 0.3}  # launcher preambles can dominate short logs
+_CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3, "pdsh": 3}
+
+
+TAIL_SNIFF_BYTES = 256 * 1024
+
+
+def tail_bracketed_ranks(path: Path) -> set[str]:
+    """Ranks named by bracketed prefixes at the end of a plain file. PyTorch 2 prefixes only
+    its crash reports with "[rankN]:", so a long console shows them in its last lines alone
+    (Chevolier/LLaMA-Factory train.out: 7,000 plain lines, then eight ranks' tracebacks)."""
+    if path.name.endswith(".gz"):
+        return set()
+    try:
+        with path.open("rb") as fh:
+            fh.seek(max(0, path.stat().st_size - TAIL_SNIFF_BYTES))
+            tail = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return set()
+    ranks: set[str] = set()
+    for line in tail.split("\n"):
+        m = BRACKETED_PREFIX.match(line)
+        if m:
+            ranks.add(next(g for g in m.groups() if g is not None))
+    return ranks
+
+
+def _one_task_srun(fmt: ConsoleFormat, ranks: Counter[str], total: int) -> bool:
+    """``srun -l`` with one task prefixes nearly every line with "0: " (a one-node Slurm job's
+    output.err, kerimoglutolga/open_clip-mixtera): one rank, but no ordinary text looks so."""
+    return fmt.name == "srun" and set(ranks) == {"0"} and ranks["0"] >= 20 and ranks["0"] / total >= 0.5
+
+
+def detect_console(lines: Iterable[str]) -> ConsoleFormat | None:
+    """The launcher prefix style of a file's first lines, if it is a combined console."""
+    counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
+    ranks: dict[str, Counter[str]] = {fmt.name: Counter() for fmt in CONSOLE_FORMATS}
+    total = 0
+    for line in lines:
+        total += 1
+        for fmt in CONSOLE_FORMATS:
+            m = fmt.pattern.match(line)
+            if m:
+                counts[fmt.name] += 1
+                ranks[fmt.name][m.group(1)] += 1
+                break
+        if total >= CONSOLE_SNIFF_LINES:
+            break
+    if not total:
+        return None
+    qualified = [
+        fmt for fmt in CONSOLE_FORMATS
+        if (len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
+            and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name])
+        or _one_task_srun(fmt, ranks[fmt.name], total)
+    ]
+    if len(qualified) <= 1:
+        return qualified[0] if qualified else None
+    # Several styles in one console (srun -l around torchrun's [defaultN]:): split on each.
+    return ConsoleFormat("+".join(f.name for f in qualified), re.compile("|".join(f.pattern.pattern for f in qualified)))
