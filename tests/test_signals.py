@@ -41,10 +41,13 @@ def _alive(pid: int) -> bool:
 def big_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Enough short lines over four files that the pool starts and stays busy for seconds."""
     job = tmp_path_factory.mktemp("big")
-    line = "2024-05-12 10:00:{:02d} INFO iteration {} | loss 2.5 | tokens {} | node {}\n"
-    per_file = PARALLEL_MIN_BYTES // 4 + 1_000_000
+    # Console files (srun -l "N: " prefixes) are read line by line, so the pool stays busy for
+    # seconds even now that plain files are read a chunk at a time; a run that ends before the
+    # signal dies in interpreter shutdown instead, silently, which is not what these tests test.
+    line = "{3}: 2024-05-12 10:00:{0:02d} INFO iteration {1} | loss 2.5 | tokens {2} | node {3}\n"
+    per_file = PARALLEL_MIN_BYTES  # 4 x 32 MB of console lines: about 5 s of reading here
     for k in range(4):
-        block = "".join(line.format(i % 60, i, i * 7, k) for i in range(2000))
+        block = "".join(line.format(i % 60, i, i * 7, i % 4) for i in range(2000))
         (job / f"worker-{k}.log").write_text(block * (per_file // len(block) + 1))
     return job
 
