@@ -101,16 +101,21 @@ def earliest_on_node(
     return best
 
 
+def _first_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> tuple[object, int]:
+    """The file and line where an event first appeared (on the node that printed it first)."""
+    stats = table.events[e.tid]
+    node = stats.first_node()
+    return mined.nodes[node].source, int(mined.nodes[node].lineno[stats.per_node[node].first_pos])
+
+
 def earliest_in_file(
     root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable, weights: Weights = DEFAULT_WEIGHTS
 ) -> EventCandidate:
     """Among eligible events of the same moment in the root's file, the one on the earliest
     line: a console's ranks share one file, and its line order is exact where their
     inherited timestamps are not (a rank's traceback, then the launcher's footer)."""
-    stats = table.events[root.tid]
-    node = stats.first_node()
-    source = mined.nodes[node].source
-    best, best_line = root, int(mined.nodes[node].lineno[stats.per_node[node].first_pos])
+    source, best_line = _first_line(root, mined, table)
+    best = root
     for e in eligible:
         if math.isnan(e.first_ts) or math.isnan(root.first_ts) or abs(e.first_ts - root.first_ts) > weights.same_moment_seconds:
             continue
@@ -119,12 +124,6 @@ def earliest_in_file(
             if mined.nodes[n].source == source and line < best_line:
                 best, best_line = e, line
     return best
-
-
-def _first_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> tuple[object, int]:
-    stats = table.events[e.tid]
-    node = stats.first_node()
-    return mined.nodes[node].source, int(mined.nodes[node].lineno[stats.per_node[node].first_pos])
 
 
 def past_startup_noise(
@@ -191,10 +190,9 @@ class Selection:
 def _printed_before(a: EventCandidate, b: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
     """``a`` appeared before ``b``: by line in one file (a console's streams share its line
     numbers), else by corrected time."""
-    sa, sb = table.events[a.tid], table.events[b.tid]
-    na, nb = sa.first_node(), sb.first_node()
-    if mined.nodes[na].source == mined.nodes[nb].source:
-        return int(mined.nodes[na].lineno[sa.per_node[na].first_pos]) < int(mined.nodes[nb].lineno[sb.per_node[nb].first_pos])
+    (source_a, line_a), (source_b, line_b) = _first_line(a, mined, table), _first_line(b, mined, table)
+    if source_a == source_b:
+        return line_a < line_b
     return time_key(a, table) < time_key(b, table)
 
 
@@ -203,15 +201,11 @@ def _cause_of_exit(
 ) -> EventCandidate:
     """What the task said last before it exited: the closest error printed before the exit
     line in the same file (within a traceback's length), else the exit itself."""
-    stats = table.events[exit_event.tid]
-    node = stats.first_node()
-    source, exit_line = mined.nodes[node].source, int(mined.nodes[node].lineno[stats.per_node[node].first_pos])
+    source, exit_line = _first_line(exit_event, mined, table)
     best, best_line = exit_event, -1
     for e in roots_pool:
-        s = table.events[e.tid]
-        n = s.first_node()
-        line = int(mined.nodes[n].lineno[s.per_node[n].first_pos])
-        if (mined.nodes[n].source == source and 0 < exit_line - line <= w.surfacing_lines and line > best_line
+        e_source, line = _first_line(e, mined, table)
+        if (e_source == source and 0 < exit_line - line <= w.surfacing_lines and line > best_line
                 and e.role == "candidate" and lexicon.has_error_words(e.template)):
             best, best_line = e, line
     return best
