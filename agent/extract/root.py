@@ -24,14 +24,13 @@ import numpy as np
 from ..mining import MinedJob
 from . import lexicon
 from .crossjob import Verdict
-from .events import EventCandidate, first_sample, spread
+from .events import ERROR_LEVEL, EventCandidate, first_sample, spread
 from .progress import Timeline, heartbeat_templates, quiet_gap
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
 MAX_EVENTS = 5  # root plus companions reported
 MAX_CASCADES = 5  # waits and teardown kept for context
-ERROR_LEVEL = 4  # mining.LEVEL_CODES["ERROR"]
 NO_LEVEL = 0  # mining.LEVEL_CODES[None]
 
 

@@ -16,6 +16,7 @@ nodes points at those nodes rather than at the job's code or arguments.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -142,15 +143,22 @@ class OfflineReasoner:
 # Retrieval ranks (RRF), so its nearest doc looks near even when it shares one common word
 # with the line ("machine" between 'Invalid CUDAPlace(1) ... GPU number on your machine is
 # 1' and a machine-check doc). A doc speaks for the line only when it shares its words.
-_COMMON_WORDS = frozenset(log_tokens(
+_COMMON_WORDS = (
     "error errors failed failure fail runtime exception warning info traceback file line call called "
     "process rank node device number value code message most recent last"
-))
+)
 SHARED_WORDS = 2
 
 
+@functools.cache
+def _common_tokens() -> frozenset[str]:
+    # Built on first use: tokenizing loads the stemmer, which start-up need not pay for.
+    return frozenset(log_tokens(_COMMON_WORDS))
+
+
 def _distinctive_words(text: str) -> set[str]:
-    return {t for t in log_tokens(text) if len(t) >= 3 and not t.isdigit() and t not in _COMMON_WORDS}
+    common = _common_tokens()
+    return {t for t in log_tokens(text) if len(t) >= 3 and not t.isdigit() and t not in common}
 
 
 def _shares_words(root_words: set[str], doc: KnowledgeDoc | None) -> bool:
