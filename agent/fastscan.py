@@ -387,7 +387,7 @@ def scan_file(source: SourceFile, masker: Masker | None = None) -> list[NodeScan
         _gather_samples(shapes, data, kol, starts, ends, need)
         plan = np.array(shapes.ts_plan, dtype=np.int64)[sid_arr]
         ts, stamped, iso_before = _timestamps(shapes, buf, starts, plan, clock, iso_before)
-        # Unstamped lines inherit the node's last timestamp (read_lines' ``last_ts``).
+        # Unstamped lines inherit the file's last timestamp (read_lines' ``last_ts``).
         last = np.maximum.accumulate(np.where(stamped, np.arange(n), -1))
         ts = np.where(last >= 0, ts[np.maximum(last, 0)], last_ts)
         if stamped.any():

@@ -436,7 +436,7 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
 def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
     """Stream ``LogLine`` records of one file, splitting console prefixes into nodes."""
     clocks: dict[str, _Clock] = {}
-    last_ts: dict[str, float | None] = {}
+    last_ts: float | None = None
     for node, lineno, text in read_texts(source, warnings):
         clock = clocks.get(node)
         if clock is None:
@@ -446,7 +446,7 @@ def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
         # A console's ranks write one file in order: an unstamped line happened after
         # the file's last stamped line, whichever rank stamped it.
         if ts is None:
-            ts = last_ts.get(source.node)
+            ts = last_ts
         else:
-            last_ts[source.node] = ts
+            last_ts = ts
         yield LogLine(node, lineno, ts, parse_level(text), text, stamped)
