@@ -118,10 +118,25 @@ def _check_pools(doctor: _Doctor) -> None:
         doctor.note("ok", f"{healthy} normal-job pool(s) readable")
 
 
+def _check_prior(doctor: _Doctor) -> None:
+    """The shipped prior of healthy runs is package data, not state: reported, never repaired."""
+    from .prior import PRIOR_DIR, read_prior
+
+    try:
+        prior = read_prior()
+    except (OSError, ValueError) as exc:
+        doctor.note("problem", f"shipped prior of normal behaviour in {PRIOR_DIR} is unreadable ({exc}) — reinstall l4-agent")
+        return
+    stacks = ", ".join(f"{stack} {n}" for stack, n in sorted(prior.stacks().items()))
+    doctor.note("ok", f"shipped prior of normal behaviour: {len(prior.templates)} templates from "
+                      f"{len(prior.sources)} healthy runs ({stacks}); used for jobs without normal jobs")
+
+
 def examine(home: Path | None = None, repair: bool = True) -> list[Finding]:
     """Check ``home`` (default: ``L4_HOME``); with ``repair``, move damaged state aside."""
     home = home or l4_home()
     doctor = _Doctor(home, repair)
+    _check_prior(doctor)
     if not home.exists():
         doctor.note("ok", f"{home} does not exist yet; l4 creates it on first use")
         return doctor.findings

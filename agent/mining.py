@@ -55,11 +55,14 @@ from .workers import worker_pool
 NOVEL_OFFSET = 1_000_000  # ids of templates an overlay miner learns on top of a frozen one
 
 
-def miner_config() -> TemplateMinerConfig:
-    """Explicit Drain settings (without a config object drain3 reads drain3.ini from the cwd)."""
+def miner_config(similarity: float = 0.5) -> TemplateMinerConfig:
+    """Explicit Drain settings (without a config object drain3 reads drain3.ini from the cwd).
+
+    ``similarity`` 1.0 never merges two different lines into one template (``prior``'s
+    matcher holds finished templates and must keep each one apart)."""
     config = TemplateMinerConfig()
     config.drain_depth = 4
-    config.drain_sim_th = 0.5
+    config.drain_sim_th = similarity
     config.drain_max_children = 100
     config.drain_max_clusters = None
     config.masking_instructions = []  # we pre-mask: see Masker
@@ -75,8 +78,8 @@ class Miner:
     only what the base does not know, under ids >= ``NOVEL_OFFSET``.
     """
 
-    def __init__(self, base: Miner | None = None) -> None:
-        self._drain = _DrainMiner(config=miner_config())
+    def __init__(self, base: Miner | None = None, similarity: float = 0.5) -> None:
+        self._drain = _DrainMiner(config=miner_config(similarity))
         self.base = base
         self._ids: dict[str, int] = {}  # masked text -> template id (memo)
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .extract.crossjob import NormalProfile
     from .knowledge import KnowledgeBase
     from .library import FaultLibrary, KnownFaults
+    from .prior import HealthyPrior
     from .reasoners import Evidence, Reasoner
 
 MAX_OCCURRENCES = 10_000  # CONTRACTS.md: then "occurrences_truncated": true
@@ -359,14 +360,18 @@ class Diagnoser:
     (``cache.DiagnosisCache()``; none by default, so a library call writes nothing).
     ``profiles``: normal profiles learned from explicit jobs, reused across calls (default:
     the process's). ``weights``: the extractor's tuning (``agent.extract.Weights``).
+    ``prior``: the shipped prior of healthy runs (``agent.prior``), read only when a job has
+    no normal jobs; ``SHARED`` loads it on first use, ``None`` goes without.
     """
 
     def __init__(
         self, *, library: FaultLibrary | Shared | None = SHARED, kb: KnowledgeBase | Shared | None = SHARED,
         reasoner: str | Reasoner | None = "auto", cache: DiagnosisCache | None = None,
         profiles: dict[tuple[str, ...], NormalProfile] | None = None, weights: Weights | None = None,
+        prior: HealthyPrior | Shared | None = SHARED,
     ) -> None:
         self._library = library
+        self._prior = prior
         self._kb = kb
         self._reasoner = reasoner
         self.cache = cache
@@ -378,6 +383,14 @@ class Diagnoser:
         if isinstance(self._library, Shared):
             self._library = fault_library()
         return self._library
+
+    @property
+    def prior(self) -> HealthyPrior | None:
+        if isinstance(self._prior, Shared):
+            from .prior import load_prior
+
+            self._prior = load_prior()
+        return self._prior
 
     @property
     def kb(self) -> KnowledgeBase | None:
@@ -410,7 +423,12 @@ class Diagnoser:
         mined = mine_job(job_path, base=profile.miner if profile else None, workers=workers, progress=progress)
         t2 = time.perf_counter()
         known = JobMatches(self.library) if self.library is not None else None  # one match, read by both stages
-        extraction = extract(mined, profile, known, self.weights or DEFAULT_WEIGHTS)
+        healthy = None
+        if (profile is None or not profile.jobs) and self.prior is not None:
+            from .prior import known_events
+
+            healthy = known_events(self.prior, mined)  # cold start: what healthy public runs also print
+        extraction = extract(mined, profile, known, self.weights or DEFAULT_WEIGHTS, healthy)
         mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
         warnings.extend(extraction.warnings)
         t3 = time.perf_counter()
@@ -474,14 +492,14 @@ class Diagnoser:
 def analyze(
     job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None, top: int = 10,
     workers: int | None = None, progress: Progress | None = None, use_pool: bool = True, use_library: bool = True,
-    reasoner: str | Reasoner | None = "offline",
+    reasoner: str | Reasoner | None = "offline", use_prior: bool = True,
 ) -> Analysis:
     """Diagnose a job: mine it against the normal jobs (if any), extract, and reason.
 
     ``Diagnoser.analyze`` with the shared library and knowledge base (``use_library=False``:
-    neither)."""
+    neither) and the shipped prior of healthy runs (``use_prior=False``: without it)."""
     shared = SHARED if use_library else None
-    return Diagnoser(library=shared, kb=shared, reasoner=reasoner).analyze(
+    return Diagnoser(library=shared, kb=shared, reasoner=reasoner, prior=SHARED if use_prior else None).analyze(
         job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers, progress=progress, use_pool=use_pool
     )
 

@@ -220,15 +220,16 @@ class BenchReport:
     overall: Summary
     groups: dict[str, dict[str, Summary]]  # "split"/"stack"/"category"/"symptom" -> value -> summary
     wall_seconds: float = 0.0
+    use_prior: bool = True  # the shipped prior of healthy runs stood in for missing normal jobs
 
     @classmethod
     def build(cls, dataset: str, split: str | None, use_normal: bool, rows: list[CaseResult],
-              wall_seconds: float = 0.0) -> BenchReport:
+              wall_seconds: float = 0.0, use_prior: bool = True) -> BenchReport:
         groups: dict[str, dict[str, Summary]] = {}
         for key in GROUP_BY:
             values = sorted({getattr(r, key) for r in rows})
             groups[key] = {v: summarize([r for r in rows if getattr(r, key) == v]) for v in values}
-        return cls(dataset, split, use_normal, rows, summarize(rows), groups, wall_seconds)
+        return cls(dataset, split, use_normal, rows, summarize(rows), groups, wall_seconds, use_prior)
 
     def summary_rows(self) -> list[tuple[str, ...]]:
         return summary_rows(self.overall)
@@ -260,6 +261,7 @@ class BenchReport:
             "dataset": self.dataset,
             "split": self.split,
             "use_normal": self.use_normal,
+            "use_prior": self.use_prior,
             "wall_seconds": self.wall_seconds,
             "overall": summary(self.overall),
             "groups": {key: {v: summary(s) for v, s in by.items()} for key, by in self.groups.items()},

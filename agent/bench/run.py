@@ -93,7 +93,7 @@ def score_case(row: CaseResult, diagnosis: Diagnosis, mined: MinedJob, label: La
         row.host_rank = {m: host_rank(r, label) for m, r in rankings.items()}
 
 
-def bench_case(case: Case, use_normal: bool = True) -> CaseResult:
+def bench_case(case: Case, use_normal: bool = True, use_prior: bool = True) -> CaseResult:
     """Analyse and score one case; never raises for a failing case (it becomes an error row)."""
     row = CaseResult.for_case(case)
     t0 = time.perf_counter()
@@ -101,7 +101,7 @@ def bench_case(case: Case, use_normal: bool = True) -> CaseResult:
         # `analyze` is looked up here at call time, so tests can monkeypatch agent.bench.run.analyze.
         # The dataset's own normal jobs are the only history: never the pool in L4_HOME.
         analysis = analyze(case.job_dir, normal_jobs=case.normal_jobs if use_normal else [],
-                           setting=case.label.setting, use_pool=False, workers=1)
+                           setting=case.label.setting, use_pool=False, workers=1, use_prior=use_prior)
     except Exception as exc:
         row.error = f"analyze failed: {type(exc).__name__}: {exc}"
         return row
@@ -121,6 +121,7 @@ def run_bench(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     limit: int | None = None,
+    use_prior: bool = True,
 ) -> BenchReport:
     """Analyse and score every case of ``dataset`` (optionally one split, the first ``limit``).
 
@@ -137,13 +138,13 @@ def run_bench(
     rows: list[CaseResult | None] = [None] * total
     if workers == 1 or total <= 1:
         for i, case in enumerate(cases):
-            rows[i] = bench_case(case, use_normal)
+            rows[i] = bench_case(case, use_normal, use_prior)
             if progress:
                 progress(i + 1, total)
     else:
         with ProcessPoolExecutor(max_workers=min(workers, total)) as pool:
             futures: dict[Future[CaseResult], int] = {
-                pool.submit(bench_case, case, use_normal): i for i, case in enumerate(cases)
+                pool.submit(bench_case, case, use_normal, use_prior): i for i, case in enumerate(cases)
             }
             for done, future in enumerate(as_completed(futures), 1):
                 i = futures[future]
@@ -156,4 +157,4 @@ def run_bench(
                 if progress:
                     progress(done, total)
     done_rows = [r for r in rows if r is not None]
-    return BenchReport.build(str(dataset), split, use_normal, done_rows, time.perf_counter() - t0)
+    return BenchReport.build(str(dataset), split, use_normal, done_rows, time.perf_counter() - t0, use_prior)

@@ -147,6 +147,8 @@ def bench(
         "(in-catalogue and held-out fault types side by side). Real corpora with splits.json: dev/test by source "
         "repository. Tune on train/dev, report test."))] = Split.all,
     no_normal: Annotated[bool, typer.Option("--no-normal", help="Ignore normal jobs (the paper's no-history fallback).")] = False,
+    no_prior: Annotated[bool, typer.Option("--no-prior", help=(
+        "Without normal jobs, do not use the shipped prior of healthy runs either (nothing is filtered)."))] = False,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (tables), json or markdown.")] = ReportFormat.text,
     workers: Annotated[int | None, typer.Option(help="Cases analysed in parallel (default: all cores).")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N cases (after the split).")] = None,
@@ -164,7 +166,7 @@ def bench(
         callback = (lambda done, total: progress("cases", done, total)) if progress else None
         report = run_bench(
             dataset, split=None if split is Split.all else split.value, use_normal=not no_normal,
-            workers=workers, progress=callback, limit=limit,
+            workers=workers, progress=callback, limit=limit, use_prior=not no_prior,
         )
     if fmt is ReportFormat.json:
         text = json.dumps(report.to_json_dict(), indent=2)

@@ -12,6 +12,7 @@ Nothing here changes the caller's ``MinedJob``: imputed times live in ``Extracti
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..mining import Masker, MinedJob
@@ -44,6 +45,7 @@ class Extraction:
     blame: spatial.Blame | None = None  # who names whom in failure-time messages (the HTML report draws it)
     mined: MinedJob | None = None  # the job as extracted: the caller's, or a copy with imputed times
     warnings: list[str] = field(default_factory=list)  # what the reader should know (clock steps)
+    prior_benign: dict[int, int] = field(default_factory=dict)  # cold start: template id -> healthy sources (shipped prior)
 
 
 def extract(
@@ -51,11 +53,14 @@ def extract(
     profile: NormalProfile | None = None,
     library: KnownFaults | None = None,
     weights: Weights = DEFAULT_WEIGHTS,
+    healthy: Mapping[int, int] | None = None,
 ) -> Extraction:
     """Run the L4 statistics over a mined job (mined against ``profile.miner`` when given).
 
     With a fault ``library``, events whose lines match a specific known fault pattern gain
-    weight (the paper's deployment checks confirmed patterns first)."""
+    weight (the paper's deployment checks confirmed patterns first). ``healthy`` (template
+    id -> healthy public sources that print it, ``agent.prior.known_events``) stands in for
+    normal jobs when there are none."""
     w = weights
     progress_tids = progress.progress_templates(mined, w)
     unstepped, clock_warnings = clock.unstep_times(mined)
@@ -63,10 +68,11 @@ def extract(
     mined = clock.with_times(mined, clock.impute_times(mined, w))
     table = build_table(mined, clock.estimate_skew(mined, progress_tids, w))
     n_nodes = len(table.node_names)
-    kept = events.kept_events(table, profile, progress_tids | progress.progress_reports(mined), w)
+    history = profile is not None and bool(profile.jobs)
+    benign = events.benign_in_healthy_runs(mined, table, healthy, library, w) if healthy and not history else {}
+    kept = events.kept_events(table, profile, progress_tids | progress.progress_reports(mined), w, benign)
     timeline = progress.build_timeline(mined, table, progress_tids, w)
     timeline = root.episode(mined, table, timeline, progress_tids, kept, w)
-    history = profile is not None and bool(profile.jobs)
     scored = events.score_events(
         mined, kept, n_nodes=n_nodes, window_start=root.window_start(timeline, w), history=history,
         library=library, weights=w,
@@ -100,4 +106,5 @@ def extract(
         blame=blame,
         mined=mined,
         warnings=clock_warnings,
+        prior_benign=benign,
     )

@@ -5,8 +5,10 @@ those jobs printed it and at what per-node rate. The failed job is mined *agains
 miner (``Miner(base=...)``), so the same message maps to the same event in both, and
 messages the normal jobs never printed get novel ids. Events most normal jobs print are
 dropped; events few normal jobs print, or that the failed job prints far more often than
-normal jobs ever did, stay with a reason. With no history, nothing is filtered (the
-paper's fallback).
+normal jobs ever did, stay with a reason. With no history the paper filters nothing; l4
+then asks the shipped prior of healthy public runs (``agent.prior``): a message enough
+healthy sources print is dropped like one most normal jobs print, unless it reads as a
+fault (the caller leaves those out of ``healthy_sources``).
 
 The profile is learned and stored by ``agent.pools``; this module only judges with it.
 """
@@ -56,12 +58,21 @@ class Verdict:
     reason: str
 
 
+PRIOR_REASON = "common in healthy runs (shipped prior)"
+
+
 def judge(
-    profile: NormalProfile | None, tid: int, max_count_on_a_node: int, weights: Weights = DEFAULT_WEIGHTS
+    profile: NormalProfile | None, tid: int, max_count_on_a_node: int, weights: Weights = DEFAULT_WEIGHTS,
+    healthy_sources: int = 0,
 ) -> Verdict:
-    """Keep, down-weight or drop one event of the failed job (thresholds: ``Weights``)."""
+    """Keep, down-weight or drop one event of the failed job (thresholds: ``Weights``).
+
+    ``healthy_sources``: how many healthy public runs of the shipped prior print it; read
+    only when there are no normal jobs (given ones always win)."""
     w = weights
     if profile is None or not profile.jobs:
+        if healthy_sources >= w.prior_min_sources:
+            return Verdict(w.prior_weight > 0, w.prior_weight, f"{PRIOR_REASON}: {healthy_sources} sources print it")
         return Verdict(True, 1.0, "no normal jobs to compare with")
     share = profile.job_share(tid)
     if share == 0.0:

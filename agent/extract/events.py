@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -98,15 +98,40 @@ def _recurs_each_attempt(stats: EventStats, window_start: float, w: Weights) -> 
     return not math.isnan(last) and last >= window_start and 2 <= repeats <= w.restart_max_repeats
 
 
+def benign_in_healthy_runs(
+    mined: MinedJob, table: EventTable, healthy: Mapping[int, int], library: KnownFaults | None = None,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> dict[int, int]:
+    """The events the shipped prior knows (``healthy``: template id -> healthy sources) that
+    may be demoted: never one whose lines read as a fault by the lexicon or match a knowledge
+    signature, since a healthy run can print a rare error it recovered from."""
+    benign: dict[int, int] = {}
+    for tid, sources in healthy.items():
+        stats = table.events.get(tid)
+        if stats is None or sources < weights.prior_min_sources:
+            continue
+        samples = [t for n in stats.nodes[:3] for t in mined.nodes[n].samples.get(tid, ())]
+        if any(lexicon.is_fault_indicating(stats.template, raw) for raw in samples or [""]):
+            continue
+        if library is not None and any(m.confidence >= weights.library_min_confidence for m in library.match(samples)):
+            continue
+        benign[tid] = sources
+    return benign
+
+
 def kept_events(
-    table: EventTable, profile: NormalProfile | None, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS
+    table: EventTable, profile: NormalProfile | None, progress_tids: set[int], weights: Weights = DEFAULT_WEIGHTS,
+    healthy: Mapping[int, int] | None = None,
 ) -> list[tuple[EventStats, Verdict]]:
-    """The events the normal jobs do not explain, with their verdicts (progress lines excluded)."""
+    """The events the normal jobs (or, without them, the healthy runs of the shipped prior:
+    ``healthy`` from ``benign_in_healthy_runs``) do not explain, with their verdicts
+    (progress lines excluded)."""
     kept: list[tuple[EventStats, Verdict]] = []
+    healthy = healthy or {}
     for tid, stats in table.events.items():
         if tid in progress_tids:
             continue
-        verdict = judge(profile, tid, max(s.count for s in stats.per_node.values()), weights)
+        verdict = judge(profile, tid, max(s.count for s in stats.per_node.values()), weights, healthy.get(tid, 0))
         if verdict.keep:
             kept.append((stats, verdict))
     return kept

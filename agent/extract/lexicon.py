@@ -156,3 +156,25 @@ TASK_ERROR_EXIT = re.compile(r"(?i)\btasks? (<NUM>|[\d,\-\[\]])+: Exited with ex
 
 def is_task_error_exit(template: str) -> bool:
     return bool(TASK_ERROR_EXIT.search(template))
+
+
+# A line that says a fault happened, whoever prints it and however often healthy runs do:
+# the shipped prior of healthy runs (``agent.prior``) never makes such a line benign, since
+# a healthy run can print a rare error it recovered from. Examples, with their sources:
+#   NCCL's own warning: "r11i6n2:486514:486651 [1] include/socket.h:403 NCCL WARN Connect to
+#     10.148.3.247<56821> failed : Connection refused" (bigscience-workshop/bigscience jz/slurm/README.md)
+#   a CANN error code: "EJ0001: 2024-05-21-11:57:54.167.645 Failed to initialize the HCCP process."
+#     and torch_npu's "ERR02200 DIST call hccl api failed." (hiyouga/LlamaFactory#3839)
+#   the GPU driver: "NVRM: Xid (PCI:0000:37:00): 95, pid=5171, Uncontained: FBHUB. RST: Yes, D-RST: No"
+#     (NVIDIA's Xid catalogue, docs.nvidia.com/deploy/xid-errors)
+#   Slurm: "srun: error: 292KF14: task 0: Exited with exit code 1" (mlcommons/training_results_v4.0 SMC BERT log)
+FAULT_MARK = re.compile(r"NCCL WARN|\bE[A-Z]\d{4}\b|\bERR\d{5}\b|\bXid\b|NVRM:|\b(?:srun|slurmstepd): error:")
+
+
+def is_fault_indicating(template: str, raw: str = "") -> bool:
+    """Whether the line reads as a fault by itself: a Python exception, a marked error
+    (``FAULT_MARK``), a device fault or a task that exited with an error."""
+    return any(
+        bool(EXCEPTION.match(text) or FAULT_MARK.search(text) or DEVICE_FAULT.search(text) or TASK_ERROR_EXIT.search(text))
+        for text in (template, raw) if text
+    )

@@ -48,6 +48,9 @@ class Weights:
     burst_min_count: int = 5  # ... if it is at least this many lines (2 vs 0 is no burst)
     burst_weight: float = 0.6  # a burst of a known message: less novel than an unseen one (1.0)
     rare_weight: float = 0.35  # printed by a few normal jobs: weak evidence, kept
+    # ... and without normal jobs, the shipped prior of healthy public runs (agent.prior):
+    prior_min_sources: int = 2  # a shape at least this many healthy sources print is normal behaviour
+    prior_weight: float = 0.0  # its novelty then, like a message most normal jobs print (0: dropped)
 
     # ---- node identities and the Isolation Forest (spatial.py)
     identity_name_votes: int = 10  # a node's own name (and rankN) outvotes any message slot
