@@ -95,6 +95,10 @@ class Home:
         return self.cache / f"kb-{content_hash[:16]}"
 
 
+# The shipped prior of healthy runs (``agent.prior``) stands in for missing normal jobs only
+# when asked (`--prior`): on the dev split it changed no score (README, "Without normal jobs").
+USE_PRIOR_BY_DEFAULT = False
+
 def home() -> Home:
     """The current L4_HOME layout (see ``l4_home``)."""
     return Home(l4_home())

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
+from .config import USE_PRIOR_BY_DEFAULT
 from .ingest import is_evidence_loss, read_texts
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
@@ -361,14 +362,15 @@ class Diagnoser:
     ``profiles``: normal profiles learned from explicit jobs, reused across calls (default:
     the process's). ``weights``: the extractor's tuning (``agent.extract.Weights``).
     ``prior``: the shipped prior of healthy runs (``agent.prior``), read only when a job has
-    no normal jobs; ``SHARED`` loads it on first use, ``None`` goes without.
+    no normal jobs; ``SHARED`` loads it on first use, ``None`` goes without (the default
+    while ``config.USE_PRIOR_BY_DEFAULT`` is off).
     """
 
     def __init__(
         self, *, library: FaultLibrary | Shared | None = SHARED, kb: KnowledgeBase | Shared | None = SHARED,
         reasoner: str | Reasoner | None = "auto", cache: DiagnosisCache | None = None,
         profiles: dict[tuple[str, ...], NormalProfile] | None = None, weights: Weights | None = None,
-        prior: HealthyPrior | Shared | None = SHARED,
+        prior: HealthyPrior | Shared | None = SHARED if USE_PRIOR_BY_DEFAULT else None,
     ) -> None:
         self._library = library
         self._prior = prior
@@ -467,6 +469,8 @@ class Diagnoser:
         key = None
         if self.cache is not None and self.reasoner is not None:
             identity = "|".join(str(getattr(self.reasoner, attr, "")) for attr in ("name", "model", "base_url"))
+            if self._prior is not None:  # a diagnosis made with the prior is not the one made without it
+                identity += "|prior"
             key = self.cache.key(job_path, normal_jobs=normal_jobs, setting=setting, reasoner=f"{identity}|top={top}")
             cached = self.cache.load(key) if reuse else None
             if cached is not None:  # entries written before diagnoses carried warnings keep them beside
@@ -492,7 +496,7 @@ class Diagnoser:
 def analyze(
     job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None, top: int = 10,
     workers: int | None = None, progress: Progress | None = None, use_pool: bool = True, use_library: bool = True,
-    reasoner: str | Reasoner | None = "offline", use_prior: bool = True,
+    reasoner: str | Reasoner | None = "offline", use_prior: bool = USE_PRIOR_BY_DEFAULT,
 ) -> Analysis:
     """Diagnose a job: mine it against the normal jobs (if any), extract, and reason.
 
@@ -506,13 +510,14 @@ def analyze(
 
 def diagnose(
     job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None, top: int = 10,
-    workers: int | None = None, reasoner: str | Reasoner = "auto",
+    workers: int | None = None, reasoner: str | Reasoner = "auto", use_prior: bool = USE_PRIOR_BY_DEFAULT,
 ) -> Diagnosis:
     """The public entry point: a job's logs in, a ``Diagnosis`` out, with the CLI's defaults.
 
     ``normal_jobs``: successful jobs of the same setting to compare with; ``setting``: use the
     stored pool of that setting instead; ``top``: at most this many events; ``reasoner``:
     ``auto`` (an LLM when an endpoint is configured, else offline), ``offline``, ``llm``, or
-    a ``Reasoner`` object. For injected collaborators or the CLI's cache, use ``Diagnoser``.
+    a ``Reasoner`` object; ``use_prior``: without normal jobs, set aside what healthy public
+    runs also print (``agent.prior``). For injected collaborators or the CLI's cache, use ``Diagnoser``.
     """
-    return Diagnoser(reasoner=reasoner).diagnose(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers)
+    return Diagnoser(reasoner=reasoner, prior=SHARED if use_prior else None).diagnose(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers)

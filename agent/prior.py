@@ -42,8 +42,11 @@ _VALUE = re.compile(r"<[A-Z]+>|\d")  # a mask (<NUM>, <PATH>, <NODE> ...) or a d
 
 
 def prior_key(masked: str) -> str:
-    """A masked line with every value-bearing token a wildcard: ``r<NUM>i<NUM>n<NUM>:<NUM>:<NUM>
-    [<NUM>] NCCL INFO Bootstrap : Using ib0:<IP>`` becomes ``<*> <*> NCCL INFO Bootstrap : Using <*>``."""
+    """A masked line with every value-bearing token a wildcard. Azure's MLPerf v2.0 BERT log
+    prints "ip-0A23040D:3917:3917 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v5
+    symbol." (mlcommons/training_results_v2.0), masked ``ip<NUM>A23040D:<NUM>:<NUM> [<NUM>] ...
+    ncclNetPlugin_v<NUM> symbol.``, keyed ``<*> <*> NCCL INFO NET/Plugin: Failed to find <*>
+    symbol.``: the same key as any other cluster's host, process and plugin version."""
     return " ".join(WILDCARD if _VALUE.search(token) else token for token in masked.split())
 
 

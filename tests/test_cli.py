@@ -173,7 +173,7 @@ def test_synth_small_and_check(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_wheel_contains_prompts_knowledge_vocab_and_templates(tmp_path: Path) -> None:
+def test_wheel_contains_prompts_knowledge_vocab_prior_and_templates(tmp_path: Path) -> None:
     import subprocess
     import sys
     import zipfile
@@ -186,6 +186,7 @@ def test_wheel_contains_prompts_knowledge_vocab_and_templates(tmp_path: Path) ->
     assert any(n.startswith("agent/_data/knowledge/cuda/") for n in names)
     assert any(n.startswith("agent/_data/prompts/") and n.endswith("diagnose.md") for n in names)
     assert "agent/_vocab/vocab.txt" in names
+    assert {"agent/_prior/healthy_templates.jsonl", "agent/_prior/sources.json"} <= set(names)  # the shipped prior
     assert "l4synth/__init__.py" in names and "l4synth/demo.py" in names  # `l4 synth` and `l4 demo` need it
     for part in ("report.html.j2", "report.css", "report.js"):  # the HTML report's template
         assert f"agent/report/templates/{part}" in names

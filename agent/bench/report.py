@@ -220,11 +220,11 @@ class BenchReport:
     overall: Summary
     groups: dict[str, dict[str, Summary]]  # "split"/"stack"/"category"/"symptom" -> value -> summary
     wall_seconds: float = 0.0
-    use_prior: bool = True  # the shipped prior of healthy runs stood in for missing normal jobs
+    use_prior: bool = False  # the shipped prior of healthy runs stood in for missing normal jobs
 
     @classmethod
     def build(cls, dataset: str, split: str | None, use_normal: bool, rows: list[CaseResult],
-              wall_seconds: float = 0.0, use_prior: bool = True) -> BenchReport:
+              wall_seconds: float = 0.0, use_prior: bool = False) -> BenchReport:
         groups: dict[str, dict[str, Summary]] = {}
         for key in GROUP_BY:
             values = sorted({getattr(r, key) for r in rows})

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from ..config import USE_PRIOR_BY_DEFAULT
 from ..mining import MinedJob
 from ..pipeline import analyze, fault_library, knowledge_base
 from ..schema import Diagnosis, Label
@@ -93,7 +94,7 @@ def score_case(row: CaseResult, diagnosis: Diagnosis, mined: MinedJob, label: La
         row.host_rank = {m: host_rank(r, label) for m, r in rankings.items()}
 
 
-def bench_case(case: Case, use_normal: bool = True, use_prior: bool = True) -> CaseResult:
+def bench_case(case: Case, use_normal: bool = True, use_prior: bool = USE_PRIOR_BY_DEFAULT) -> CaseResult:
     """Analyse and score one case; never raises for a failing case (it becomes an error row)."""
     row = CaseResult.for_case(case)
     t0 = time.perf_counter()
@@ -121,7 +122,7 @@ def run_bench(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     limit: int | None = None,
-    use_prior: bool = True,
+    use_prior: bool = USE_PRIOR_BY_DEFAULT,
 ) -> BenchReport:
     """Analyse and score every case of ``dataset`` (optionally one split, the first ``limit``).
 

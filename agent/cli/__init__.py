@@ -180,6 +180,8 @@ ReasonerOpt = Annotated[
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Diagnose again even if a cached diagnosis exists.")]
 NoRedactOpt = Annotated[bool, typer.Option("--no-redact", help="Send log text to the LLM without redacting secrets (not recommended).")]
+PriorOpt = Annotated[bool, typer.Option("--prior/--no-prior", help=(
+    "Without normal jobs, set aside messages that healthy public runs also print (the shipped prior; `l4 doctor` lists it)."))]
 
 
 def main() -> None:

@@ -17,7 +17,19 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import OutputFormat, ReportFormat, _fail, _print_warnings, _progress, _stdin_job, _user_errors, err, out
+from ..config import USE_PRIOR_BY_DEFAULT
+from . import (
+    OutputFormat,
+    PriorOpt,
+    ReportFormat,
+    _fail,
+    _print_warnings,
+    _progress,
+    _stdin_job,
+    _user_errors,
+    err,
+    out,
+)
 from .engine import EngineChoice, EngineOpt, PathMapOpt, RayAddressOpt, engine_scope
 
 # ------------------------------------------------------------------------------- parse
@@ -147,8 +159,7 @@ def bench(
         "(in-catalogue and held-out fault types side by side). Real corpora with splits.json: dev/test by source "
         "repository. Tune on train/dev, report test."))] = Split.all,
     no_normal: Annotated[bool, typer.Option("--no-normal", help="Ignore normal jobs (the paper's no-history fallback).")] = False,
-    no_prior: Annotated[bool, typer.Option("--no-prior", help=(
-        "Without normal jobs, do not use the shipped prior of healthy runs either (nothing is filtered)."))] = False,
+    prior: PriorOpt = USE_PRIOR_BY_DEFAULT,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (tables), json or markdown.")] = ReportFormat.text,
     workers: Annotated[int | None, typer.Option(help="Cases analysed in parallel (default: all cores).")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N cases (after the split).")] = None,
@@ -166,7 +177,7 @@ def bench(
         callback = (lambda done, total: progress("cases", done, total)) if progress else None
         report = run_bench(
             dataset, split=None if split is Split.all else split.value, use_normal=not no_normal,
-            workers=workers, progress=callback, limit=limit, use_prior=not no_prior,
+            workers=workers, progress=callback, limit=limit, use_prior=prior,
         )
     if fmt is ReportFormat.json:
         text = json.dumps(report.to_json_dict(), indent=2)

@@ -16,11 +16,13 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from ..config import USE_PRIOR_BY_DEFAULT
 from . import (
     JobArg,
     NoCacheOpt,
     NoRedactOpt,
     NormalOpt,
+    PriorOpt,
     ReasonerChoice,
     ReasonerOpt,
     SettingOpt,
@@ -56,23 +58,24 @@ def _diagnosis(
     workers: int | None = None,
     progress: Any = None,
     warnings: list[str] | None = None,
+    prior: bool = USE_PRIOR_BY_DEFAULT,
 ) -> tuple[Any, Any]:
     """(Diagnosis, Analysis or None when it came from the cache); warnings printed (and
     added to ``warnings`` when given, for a rendering that shows them)."""
     from ..cache import DiagnosisCache
-    from ..pipeline import Diagnoser
+    from ..pipeline import SHARED, Diagnoser
     from ..reasoners import get_reasoner
 
     if str(job) == "-":  # standard input: never cached (there is no file to key on)
         with _stdin_job() as spooled:
             diagnosis, analysis = _diagnosis(
                 spooled, setting=setting, normal=normal, reasoner=reasoner, no_cache=True, no_redact=no_redact,
-                top=top, workers=workers, progress=progress, warnings=warnings,
+                top=top, workers=workers, progress=progress, warnings=warnings, prior=prior,
             )
         return diagnosis.model_copy(update={"job": "-"}), analysis
 
     chosen = get_reasoner(reasoner.value, **({"redact": False} if no_redact else {}))
-    diagnoser = Diagnoser(reasoner=chosen, cache=DiagnosisCache())
+    diagnoser = Diagnoser(reasoner=chosen, cache=DiagnosisCache(), prior=SHARED if prior else None)
     run = diagnoser.run(
         job, normal_jobs=normal, setting=setting, top=top, workers=workers, progress=progress, reuse=not no_cache
     )
@@ -104,6 +107,7 @@ def diagnose(
     all_lines: Annotated[bool, typer.Option("--all-lines", help="Show every occurrence in the text report.")] = False,
     no_cache: NoCacheOpt = False,
     no_redact: NoRedactOpt = False,
+    prior: PriorOpt = USE_PRIOR_BY_DEFAULT,
     engine: EngineOpt = EngineChoice.local,
     ray_address: RayAddressOpt = None,
     path_map: PathMapOpt = None,
@@ -120,11 +124,11 @@ def diagnose(
             _progress(fmt in (ReportFormat.text, ReportFormat.html)) as progress:
         diagnosis, analysis = _diagnosis(
             job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, no_redact=no_redact,
-            top=top, workers=workers, progress=progress, warnings=warnings,
+            top=top, workers=workers, progress=progress, warnings=warnings, prior=prior,
         )
         if fmt is ReportFormat.html:
             text = _html_page(job, diagnosis, analysis, warnings, setting=setting, normal=normal, top=top,
-                              workers=workers, progress=progress)
+                              workers=workers, progress=progress, prior=prior)
     if fmt is ReportFormat.json:
         text = render.to_json(diagnosis) + "\n"
     elif fmt is ReportFormat.markdown:
@@ -152,7 +156,7 @@ def _html_page(job: Path, diagnosis: Any, analysis: Any, warnings: list[str], **
 
     if analysis is None:
         normal = again.pop("normal")
-        analysis = analyze(job, normal_jobs=normal or None, reasoner=None, **again)
+        analysis = analyze(job, normal_jobs=normal or None, reasoner=None, use_prior=again.pop("prior"), **again)
     sources = _doc_sources([k.id for k in diagnosis.knowledge])
     return render_html(diagnosis, analysis, warnings=warnings, sources=sources)
 
@@ -173,6 +177,7 @@ def ticket(
     ] = None,
     reasoner: ReasonerOpt = ReasonerChoice.auto,
     no_cache: NoCacheOpt = False,
+    prior: PriorOpt = USE_PRIOR_BY_DEFAULT,
 ) -> None:
     """A ticket summary of a failed job: title, impact, verdict, evidence, remediation, knowledge links."""
     from .. import render
@@ -183,13 +188,14 @@ def ticket(
     warnings: list[str] = []
     with _user_errors(), _progress() as progress:
         diagnosis, analysis = _diagnosis(
-            job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress, warnings=warnings
+            job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress, warnings=warnings,
+            prior=prior,
         )
         sources = _doc_sources([k.id for k in diagnosis.knowledge])
         page = None
         if html is not None:
             page = _html_page(job, diagnosis, analysis, warnings, setting=setting, normal=normal, top=10, workers=None,
-                              progress=progress)
+                              progress=progress, prior=prior)
     if page is not None and html is not None:
         _write_file(html, page, "--html")
     report = html.name if html is not None else None
@@ -214,10 +220,12 @@ def _doc_sources(ids: list[str]) -> dict[str, list[str]]:
 # --------------------------------------------------------------------------- ask/chat
 
 
-def _session(job: Path, setting: str | None, normal: list[Path] | None, reasoner: ReasonerChoice, no_cache: bool) -> Any:
+def _session(
+    job: Path, setting: str | None, normal: list[Path] | None, reasoner: ReasonerChoice, no_cache: bool, prior: bool
+) -> Any:
     from ..chat import ChatSession
 
-    diagnosis, analysis = _diagnosis(job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache)
+    diagnosis, analysis = _diagnosis(job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, prior=prior)
     return ChatSession.from_settings(job, diagnosis, analysis)
 
 
@@ -237,11 +245,12 @@ def ask(
     normal: NormalOpt = None,
     reasoner: ReasonerOpt = ReasonerChoice.auto,
     no_cache: NoCacheOpt = False,
+    prior: PriorOpt = USE_PRIOR_BY_DEFAULT,
 ) -> None:
     """One follow-up question about a diagnosed job (answers cite node:line). Type `help` for the commands."""
     _no_stdin(job)
     with _user_errors():
-        session = _session(job, setting, normal, reasoner, no_cache)
+        session = _session(job, setting, normal, reasoner, no_cache, prior)
         answer = session.ask(question)
     _print_answer(answer)
 
@@ -252,13 +261,16 @@ def chat(
     normal: NormalOpt = None,
     reasoner: ReasonerOpt = ReasonerChoice.auto,
     no_cache: NoCacheOpt = False,
+    prior: PriorOpt = USE_PRIOR_BY_DEFAULT,
 ) -> None:
     """Interactive follow-up questions over a diagnosed job (exit with Ctrl-D or `exit`)."""
     from .. import render
 
     _no_stdin(job)
     with _user_errors(), _progress() as progress:
-        diagnosis, _ = _diagnosis(job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress)
+        diagnosis, _ = _diagnosis(
+            job, setting=setting, normal=normal, reasoner=reasoner, no_cache=no_cache, progress=progress, prior=prior
+        )
     render.render_terminal(diagnosis, out)
     with _user_errors():
         from ..chat import ChatSession
