@@ -430,7 +430,7 @@ class Diagnoser:
             from .prior import known_events
 
             healthy = known_events(self.prior, mined)  # cold start: what healthy public runs also print
-        extraction = extract(mined, profile, known, self.weights or DEFAULT_WEIGHTS, healthy)
+        extraction = extract(mined, profile, known, self.weights or DEFAULT_WEIGHTS, healthy=healthy)
         mined = extraction.mined or mined  # with the times extraction imputed (the extractor copies, never mutates)
         warnings.extend(extraction.warnings)
         t3 = time.perf_counter()

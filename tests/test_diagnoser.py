@@ -109,9 +109,9 @@ def test_weights_given_to_the_diagnoser_reach_the_extractor(tmp_path: Path, monk
     seen: list[Weights] = []
     real = extract_module.extract
 
-    def spy(mined, profile, library, weights):  # type: ignore[no-untyped-def]
+    def spy(mined, profile, library, weights, healthy=None):  # type: ignore[no-untyped-def]
         seen.append(weights)
-        return real(mined, profile, library, weights)
+        return real(mined, profile, library, weights, healthy)
 
     monkeypatch.setattr(extract_module, "extract", spy)
     tuned = dataclasses.replace(Weights(), root_min_score=0.45)

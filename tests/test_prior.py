@@ -150,3 +150,19 @@ def test_no_prior_source_comes_from_a_test_repository_now_or_later() -> None:
         repo = source_repo(str(source.get("repo") or source["url"]))
         assert repo not in splits.test and repo not in splits.dev, (source["id"], repo)
         assert rule_split(repo) == "dev", (source["id"], repo)
+
+
+def test_the_cli_says_when_the_prior_set_lines_aside(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agent.cli import app
+
+    logs = _job(tmp_path, [*START, BENIGN, *CRASH])
+    runner = CliRunner()
+    env = {"L4_HOME": str(tmp_path / "home")}
+    on = runner.invoke(app, ["diagnose", str(logs), "--prior", "--reasoner", "offline", "-f", "json"], env=env)
+    assert on.exit_code == 0, on.output
+    assert "1 message type(s) that healthy public runs also print were set aside" in " ".join(on.stderr.split())
+    assert "NET/Plugin" not in on.stdout
+    off = runner.invoke(app, ["diagnose", str(logs), "--reasoner", "offline", "-f", "json"], env=env)
+    assert off.exit_code == 0 and "set aside" not in off.stderr and "NET/Plugin" in off.stdout

@@ -84,6 +84,10 @@ def _diagnosis(
     _print_warnings(run.warnings)
     if warnings is not None:
         warnings.extend(run.warnings)
+    benign = run.analysis.extraction.prior_benign if run.analysis is not None else {}
+    if benign:
+        err.print(f"(no normal jobs: {len(benign)} message type(s) that healthy public runs also print were set aside — "
+                  "the shipped prior, see `l4 doctor`)", style="dim", markup=False)
     if run.analysis is not None and run.analysis.redacted is not None:
         err.print(f"Redacted {run.analysis.redacted} item(s) before sending to the LLM.", style="dim", markup=False)
     return run.diagnosis, run.analysis
