@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
+from .evidence_steps import evidence_steps, message_hints
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ class _Choice:
     doc_id: str | None
     confidence: float
     why: str
+    by_signature: bool = False  # a doc's signature matched the line (else the doc is only nearest in wording)
 
 
 class OfflineReasoner:
@@ -78,12 +80,21 @@ class OfflineReasoner:
         d.confidence = round(choice.confidence, 2)
         doc = evidence.docs.get(choice.doc_id) if choice.doc_id else None
         d.root_cause = _root_cause(evidence, d, doc.title if doc else None, choice.why)
-        if doc is not None:
-            d.remediation = list(doc.remediation)
-            d.collect_next = list(doc.collect_next)
+        companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
+        named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage)
+        hints = [f"The message's own hint: {h}" for h in message_hints([_root_text(d), *evidence.root_after])]
+        named = [*hints, *named]
+        if doc is not None and choice.by_signature:
+            steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
+        elif doc is not None:
+            # Nearest in wording is a guess: what the log names leads, the doc follows as one reading.
+            guess = [f"If this is '{doc.title}' (the nearest doc by wording; none of its signatures matched): "
+                     f"{doc.remediation[0]}", *doc.remediation[1:]] if doc.remediation else []
+            steps = [*named, *([frame] if frame else []), *guess]
         else:
-            d.remediation = _generic_remediation(d)
-            d.collect_next = _generic_collect(d)
+            steps = [*named, *([frame] if frame else []), *_generic_remediation(d)]
+        d.remediation = list(dict.fromkeys(steps))
+        d.collect_next = list(doc.collect_next) if doc is not None else _generic_collect(d)
         # The log's own fix comes first: CANN and HCCL print one under the code they explain.
         d.remediation = [*(f"The log's own advice: {a}" for a in evidence.log_advice), *d.remediation]
         d.knowledge = _knowledge_refs(evidence, choice.doc_id)
@@ -174,7 +185,8 @@ def _is_wrapper(evidence: Evidence, doc_id: str | None) -> bool:
 
 
 def _library_choice(match: LibraryMatch) -> _Choice:
-    return _Choice(match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'")
+    return _Choice(match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'",
+                   by_signature=True)
 
 
 def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
