@@ -140,3 +140,21 @@ def test_the_root_lines_are_read_back_around_the_root(tmp_path) -> None:
     assert any("train.py" in line for line in around.before)
     assert around.after and "whether the input tensor device" in around.after[0]
     assert any("Please check whether the input tensor device is correct." in s for s in run.diagnosis.remediation)
+
+
+def test_a_time_limit_that_ended_a_hang_says_so_and_a_crash_does_not(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+
+    def job(name: str, last: str) -> list[str]:
+        logs = tmp_path / name / "logs"
+        logs.mkdir(parents=True)
+        lines = [f"[2024-05-01 10:{i:02d}:00] iteration {i * 10}/1000 | loss 2.{i:02d} | elapsed time per iteration (s): 60.0"
+                 for i in range(30)]
+        lines.append(last)
+        (logs / "slurm-42.out").write_text("\n".join(lines) + "\n")
+        return Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1).remediation
+
+    hung = job("hung", "slurmstepd: error: *** JOB 42 ON node7 CANCELLED AT 2024-05-01T12:30:00 DUE TO TIME LIMIT ***")
+    assert any("logged no progress after iteration 290" in s and "hung" in s for s in hung)
+    crashed = job("crashed", "[2024-05-01 12:30:00] RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert not any("logged no progress" in s for s in crashed)

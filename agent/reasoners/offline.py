@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
@@ -43,6 +44,9 @@ MAX_KNOWLEDGE = 5
 # 600 s (PyTorch watchdog) and 1836 s (HCCL_EXEC_TIMEOUT). A wait that long is normal
 # during a slow step or a checkpoint, so the setting, not the network, is the cause.
 SHORT_TIMEOUT_SECONDS = 300.0
+# Silence this long before the end is a hang whatever the step time: the watchdogs' own
+# defaults (600 s PyTorch, 1836 s HCCL) are of this order.
+HANG_STEP_SECONDS = 600.0
 # PyTorch's watchdog prints the timeout it waited: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ..., Timeout(ms)=600000)".
 _TIMEOUT_VALUE = re.compile(r"(?i)timeout\(ms\)=(\d+)")
 _ASSERTION = re.compile(r"\bAssertionError\b")
@@ -83,7 +87,7 @@ class OfflineReasoner:
         companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
         named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage)
         hints = [f"The message's own hint: {h}" for h in message_hints([_root_text(d), *evidence.root_after])]
-        named = [*hints, *named]
+        named = [*hints, *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
             steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
         elif doc is not None:
@@ -281,6 +285,23 @@ def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -
         line = line[:157] + "..."
     sentence = f"The first failure-indicating message {where} {when}{cite} was: {line}"
     return sentence + (f" — it {why}." if title else f"; it {why}.")
+
+
+def _hang_step(evidence: Evidence) -> list[str]:
+    """A job that stopped progressing long before it ended hung: whatever ended it (a time
+    limit, a watchdog) only ended the hang, so the hang is what to debug."""
+    extraction = evidence.extraction
+    if extraction is None or not extraction.events:
+        return []
+    timeline, root = extraction.timeline, extraction.events[0]
+    ended_by_wait = (root.role_kind in ("wait", "teardown") or lexicon.names_stop_reason(root.template)
+                     or not lexicon.has_error_words(root.template))
+    if not ended_by_wait or not timeline.hang or timeline.hang_seconds < HANG_STEP_SECONDS:
+        return []  # a crash ends a job by itself; only a stop or a timeout can end a hang
+    at = f" after iteration {timeline.last_iteration}" if timeline.last_iteration >= 0 else ""
+    return [f"The job logged no progress{at} for {timeline.hang_seconds / 60:.0f} min before it ended: it hung, and "
+            "what ended it only ended the hang. Find what the ranks were waiting on (py-spy dump of every rank, the "
+            "NCCL/HCCL flight recorder, each rank's last lines) before raising a time limit or timeout."]
 
 
 def _generic_remediation(d: Diagnosis) -> list[str]:
