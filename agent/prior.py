@@ -14,8 +14,12 @@ so a prior key is the masked line with every token that holds a mask or a digit 
 wildcard (``prior_key``). The prior was mined over such keys with the project's miner
 (``benchmarks/build_normal_prior.py``); here its finished templates are learned into a
 Drain of their own that never merges two of them (similarity 1.0) and is only matched
-(Drain's match: the same number of tokens, every constant token equal). A job's event is
-known when every sample line of it matches.
+(Drain's match: the same number of tokens, every constant token equal). The prior vouches
+only for the words healthy runs printed: a word of failure standing where they printed
+varying words is not vouched for (healthy MLPerf runs end with "comm ... - Init COMPLETE"
+and "- Abort COMPLETE", so the template reads "- <*> COMPLETE", and an aborted communicator
+of a failed run must stay evidence). A job's event is known when every sample line of it
+matches.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .extract.lexicon import ERROR_WORDS
 from .mining import Masker, MinedJob, Miner
 
 log = logging.getLogger(__name__)
@@ -83,9 +88,15 @@ class HealthyPrior:
 
     def sources_of(self, masked: str) -> int:
         """How many healthy sources print this masked line's shape (0: unknown to the prior)."""
-        cluster = self._match().match(prior_key(masked))
+        key = prior_key(masked)
+        cluster = self._match().match(key)
         template = self._by_cluster.get(cluster) if cluster is not None else None
-        return template.sources if template is not None else 0
+        if template is None:
+            return 0
+        slots = zip(template.text.split(), key.split(), strict=False)
+        if any(known == WILDCARD and ERROR_WORDS.search(word) for known, word in slots):
+            return 0  # a word of failure where healthy runs printed varying words
+        return template.sources
 
     def stacks(self) -> dict[str, int]:
         """Sources per stack, for ``l4 doctor``."""

@@ -166,3 +166,13 @@ def test_the_cli_says_when_the_prior_set_lines_aside(tmp_path: Path) -> None:
     assert "NET/Plugin" not in on.stdout
     off = runner.invoke(app, ["diagnose", str(logs), "--reasoner", "offline", "-f", "json"], env=env)
     assert off.exit_code == 0 and "set aside" not in off.stderr and "NET/Plugin" in off.stdout
+
+
+def test_a_word_of_failure_where_healthy_runs_varied_is_not_vouched_for() -> None:
+    """Healthy runs print "- Init COMPLETE" and "- Abort COMPLETE" (MLPerf teardown), so the
+    template has a wildcard there; an aborted communicator of a failed run stays evidence."""
+    prior = HealthyPrior([PriorTemplate("<*> <*> NCCL INFO comm <*> rank <*> nranks <*> cudaDev <*> busId <*> - <*> COMPLETE", 5, ("cuda",))])
+    line = "slave1:126624:126758 [1] NCCL INFO comm 0x7f7258228580 rank {r} nranks {n} cudaDev {r} busId 3b000 - {what} COMPLETE"
+    masker = Masker()
+    assert prior.sources_of(masker.mask(line.format(r=3, n=8, what="Init"))) == 5
+    assert prior.sources_of(masker.mask(line.format(r=-1, n=-1, what="Abort"))) == 0
