@@ -484,14 +484,14 @@ def analyze(
 
 def diagnose(
     job_path: Path | str, *, normal_jobs: list[Path] | None = None, setting: str | None = None, top: int = 10,
-    workers: int | None = None, reasoner: str | Reasoner = "auto", use_prior: bool = USE_PRIOR_BY_DEFAULT,
+    workers: int | None = None, reasoner: str | Reasoner = "auto",
 ) -> Diagnosis:
     """The public entry point: a job's logs in, a ``Diagnosis`` out, with the CLI's defaults.
 
     ``normal_jobs``: successful jobs of the same setting to compare with; ``setting``: use the
     stored pool of that setting instead; ``top``: at most this many events; ``reasoner``:
     ``auto`` (an LLM when an endpoint is configured, else offline), ``offline``, ``llm``, or
-    a ``Reasoner`` object; ``use_prior``: without normal jobs, set aside what healthy public
-    runs also print (``agent.prior``). For injected collaborators or the CLI's cache, use ``Diagnoser``.
+    a ``Reasoner`` object. For injected collaborators (``prior=SHARED``: the shipped prior of
+    healthy runs, as `--prior`) or the CLI's cache, use ``Diagnoser``.
     """
-    return Diagnoser(reasoner=reasoner, prior=SHARED if use_prior else None).diagnose(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers)
+    return Diagnoser(reasoner=reasoner).diagnose(job_path, normal_jobs=normal_jobs, setting=setting, top=top, workers=workers)
