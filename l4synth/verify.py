@@ -211,11 +211,14 @@ def summary(dataset: Path) -> dict[str, object]:
     def mmm(xs: list[int]) -> dict[str, float]:
         return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)} if xs else {}
 
+    manifest = dataset / "synth.json"  # the generator names each case's layout there
+    layouts = json.loads(manifest.read_text(encoding="utf-8")).get("layouts", {}) if manifest.is_file() else {}
     return {
         "cases": len(cases),
         "normal_jobs": len(jobs) - len(cases),
         "settings": len(settings),
         **{k: dict(sorted(c.items())) for k, c in counts.items()},
+        **({"layout": dict(sorted(Counter(layouts.values()).items()))} if layouts else {}),
         "cases_with_normal_jobs": with_normal,
         "cases_without_normal_jobs": without_normal,
         "nodes_per_case": mmm(nodes_per_case),
