@@ -131,6 +131,18 @@ def _restarts(rng: random.Random, fault: FaultType, s: Setting, small: bool) -> 
     return Restarts(attempts=rng.choice((2, 2, 3)), mode=mode, recur=recur)
 
 
+def _apportion(n: int, rng: random.Random) -> list[str]:
+    """``n`` setting layouts in the proportions of LAYOUT_WEIGHTS (largest remainders), shuffled:
+    every layout appears in a corpus of a few dozen settings, whatever the seed."""
+    quotas = [w * n / sum(LAYOUT_WEIGHTS) for w in LAYOUT_WEIGHTS]
+    counts = [int(q) for q in quotas]
+    for i in sorted(range(len(quotas)), key=lambda i: counts[i] - quotas[i])[: n - sum(counts)]:
+        counts[i] += 1
+    out = [lay for lay, k in zip(stacks.LAYOUTS, counts, strict=True) for _ in range(k)]
+    rng.shuffle(out)
+    return out
+
+
 def plan(cases: int, seed: int, preset: str) -> list[CaseTask]:
     """Every job of the corpus, in a stable order."""
     if preset not in PRESETS:
@@ -141,9 +153,10 @@ def plan(cases: int, seed: int, preset: str) -> list[CaseTask]:
     layouts_small = ("node", "console", "excerpt", "rank_dirs", "node_prefixed", "rank_flat")
     combos = [(st, fw) for st in ("cuda", "ascend") for fw in stacks.FRAMEWORKS[st]]
     n_settings = max(len(combos), cases // 4) if not small else len(combos)
+    drawn = _apportion(n_settings, rng)
     for i in range(n_settings):
         stack, fw = combos[i] if i < len(combos) else rng.choice(combos)
-        lay = layouts_small[i % len(layouts_small)] if small else ("node" if i < len(combos) else None)
+        lay = layouts_small[i % len(layouts_small)] if small else drawn[i]
         s = _setting(rng, stack, fw, small, lay)
         taken = {x.name for x in settings}
         k = 2

@@ -409,7 +409,7 @@ class Job(Cascades):
         for i in hit:
             st = self.streams[i]
             keep = marks[i] + int((len(st.lines) - marks[i]) * cut)
-            del st.lines[keep:], st.times[keep:]
+            del st.lines[keep:], st.times[keep:], st.origin[keep:]
             ts = max(ts, st.now)
         return self._after_strike(ts + rng.uniform(0.5, 3), hit, iteration=None)
 

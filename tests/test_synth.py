@@ -343,3 +343,16 @@ def test_per_node_files_carry_rank_prefixes_and_stay_one_node_each(small: Path) 
             if task.setting.console_prefix == "default":  # torchrun --tee numbers a node's local processes
                 assert ranks <= set(range(task.setting.per_host))
         assert check_case(case) == []
+
+
+def test_a_fault_that_cuts_start_up_short_keeps_each_line_with_its_rank_prefix(tmp_path: Path) -> None:
+    import random
+
+    setting = corpus._setting(random.Random("prefix-test"), "cuda", "megatron", small=True, layout="node_prefixed")
+    case = _run(tmp_path, setting, "tp-pp-not-dividing-world", "prefix-test:init", Restarts(2, "requeue", True))
+    assert check_case(case) == []
+    label = _label(case)
+    for ev in label["fault_events"]:
+        for node, nums in ev["lines"].items():
+            lines = _read(next(p for p in _files(case / "logs") if p.name.startswith(node + ".")))
+            assert all(_PREFIX.match(lines[n - 1]) for n in nums), "a worker's error carries its prefix"
