@@ -287,10 +287,18 @@ def _companions(
     root_level = table.events[root.tid].max_level
     root_is_error = root_level >= ERROR_LEVEL or (root_level == NO_LEVEL and lexicon.has_error_words(root.template))
     local_root = len(root.nodes) <= max(1, n_nodes // w.local_node_divisor)
+    root_class = lexicon.exception_class(first_sample(mined, table.events[root.tid]))
     for e in roots_pool:
         if e is root or 1 + len(out) >= MAX_EVENTS:
             continue
         if lexicon.informative_words(e.template) < w.companion_min_words:
+            continue
+        # One exception re-raised around a boundary (DataParallel replica, DataLoader
+        # worker) prints its class twice within a traceback's length: one fault.
+        if root_class and root_class == lexicon.exception_class(first_sample(mined, table.events[e.tid])) and (
+            _lines_apart(root, e, table) <= w.surfacing_lines and e.score >= w.root_min_score
+        ):
+            out.append((e, "the same exception, re-raised"))
             continue
         # A Python exception after an error already reported is that error surfacing in
         # Python; after a warning it is the failure the warning announced.

@@ -85,7 +85,7 @@ class OfflineReasoner:
         doc = evidence.docs.get(choice.doc_id) if choice.doc_id else None
         d.root_cause = _root_cause(evidence, d, doc.title if doc else None, choice.why)
         companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
-        named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage)
+        named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage, evidence.root_after)
         hints = [f"The message's own hint: {h}" for h in message_hints([_root_text(d), *evidence.root_after])]
         named = [*hints, *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
