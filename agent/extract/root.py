@@ -154,7 +154,9 @@ def underlying_error(
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> EventCandidate:
     """A Python exception is usually the surfacing of the runtime error printed just before
-    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that."""
+    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that.
+    The runtime prints that error through a logger, with a level; a line without one, or a
+    Python warning, is a print or wrapped text that happened to come first."""
     if not lexicon.is_exception_line(first_sample(mined, table.events[root.tid])):
         return root
     node = table.events[root.tid].first_node()
@@ -164,7 +166,7 @@ def underlying_error(
     for e in eligible:
         stats = table.events[e.tid].per_node.get(node)
         if (e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid]))
-                or lexicon.is_python_warning(e.template)):
+                or lexicon.is_python_warning(e.template) or table.events[e.tid].max_level == NO_LEVEL):
             continue
         # Lines apart in the file, not in the node's stream: a console's other ranks print between.
         lines_apart = int(lineno[mine.first_pos]) - int(lineno[stats.first_pos])
