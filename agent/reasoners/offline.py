@@ -152,7 +152,7 @@ class OfflineReasoner:
         if doc_id is None:
             return rule
         title = evidence.docs[doc_id].title if doc_id in evidence.docs else doc_id
-        return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"is closest to '{title}'")
+        return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"resembles '{title}' in wording (no signature of it matched)")
 
 
 # Retrieval ranks (RRF), so its nearest doc looks near even when it shares one common word
