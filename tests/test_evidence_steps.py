@@ -31,6 +31,10 @@ READINGS = [
      ["10.148.3.247:56821", "NCCL_SOCKET_IFNAME"]),
     ("pool0-00008:1391870:1393239 [7] init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA device e4000",
      ["Ranks 7 and 15", "e4000", "CUDA_VISIBLE_DEVICES"]),
+    ("172.17.0.2: mchorse@172.17.0.2: Permission denied (publickey,password).", ["172.17.0.2", "passwordless SSH"]),
+    ("pdsh@6dca91c32bfd: 172.17.0.2: ssh exited with exit code 255", ["172.17.0.2", "SSH"]),
+    ("EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 Cannot find bin of op Range, integral key 0/1/|int64/ND/int64/ND/.",
+     ["operator Range", "kernels (ops) package"]),
     ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB (GPU 0; 79.33 GiB total capacity; "
      "27.16 GiB already allocated; 244.44 MiB free; 31.59 GiB reserved in total by PyTorch)", ["CUDA device 0", "3.91 GiB", "micro-batch"]),
 ]

@@ -82,6 +82,12 @@ _UNSUPPORTED_OP = re.compile(r"operator '(?P<op>[\w:.]+)' is not (?:currently )?
 #   "EZ9999: Inner Error! ... Cannot find bin of op Range, integral key 0/1/|int64/ND/int64/ND/int64/ND/int64/ND/."
 #   (Ascend torch_npu troubleshooting, torch.arange on the NPU)
 _NO_KERNEL_BIN = re.compile(r"Cannot find bin of op (?P<op>\w+)")
+# sshd's refusal, as the multi-node launchers that start ranks over SSH (pdsh for DeepSpeed
+# and GPT-NeoX, horovodrun, mpirun) pass it on.
+#   "172.17.0.2: mchorse@172.17.0.2: Permission denied (publickey,password)." (EleutherAI/gpt-neox#734)
+#   "pdsh@6dca91c32bfd: 172.17.0.2: ssh exited with exit code 255" (EleutherAI/gpt-neox#734)
+_SSH_DENIED = re.compile(r"(?:(?P<user>[\w.-]+)@(?P<host>[\w.-]+): )?Permission denied \((?:publickey|password|gssapi)[\w,-]*\)"
+                         r"|(?P<host2>[\w.-]+): ssh exited with exit code 255")
 # A Python traceback frame.
 #   'File "/data3/cty/mind_lab/test_mindocr/mindocr/mindocr/data/rec_lmdb_dataset.py", line 68, in __init__'
 #   (mindspore-lab/mindocr#136)
@@ -264,6 +270,12 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
     if _NOT_CONTIGUOUS.search(text):
         return ["The collective was given a non-contiguous tensor (a slice, transpose or expand view): call "
                 ".contiguous() on it before the call the traceback names."]
+    if m := _SSH_DENIED.search(text):
+        host = m["host"] or m["host2"]
+        target = f" to {host}" if host else ""
+        return [f"The launcher's SSH login{target} was refused: set up key-based, passwordless SSH for the launch user "
+                "from the launching node to every worker (the port and user the workers' sshd accepts), test it with "
+                "`ssh HOST true`, or launch with something that needs no SSH (torchrun on each node, srun)."]
     if m := _MISSED_BARRIER.search(text):
         return [f"Rank {m['rank']} never reached the barrier the other ranks waited at: read rank {m['rank']}'s own last "
                 "lines and dump its stack (py-spy dump) to see where it stalled or which code path skipped the barrier."]
