@@ -21,6 +21,7 @@ import numpy as np
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
 from .ingest import is_evidence_loss, read_texts
+from .rootlines import read_root_lines
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
@@ -229,7 +230,8 @@ def gather_evidence(
     if library is not None:
         evidence.warnings.extend(library.warnings)  # user patterns skipped as unreadable: say so
     evidence.stack = stackdetect.detect(t for log in mined.nodes.values() for samples in log.samples.values() for t in samples)
-    evidence.log_advice = _log_advice(mined, diagnosis)
+    around = read_root_lines(mined, diagnosis)
+    evidence.log_advice, evidence.root_before, evidence.root_after = around.advice, around.before, around.after
     if library is not None:
         seen: set[str] = set()
         for event in diagnosis.events[:MAX_EVENTS_FOR_KNOWLEDGE]:
@@ -258,34 +260,6 @@ def gather_evidence(
         for hit in evidence.knowledge:
             _add_doc(evidence, kb, hit.id)
     return evidence
-
-
-ADVICE_LINES_AFTER = 6  # CANN prints "Solution: ..." within a few lines of the code it explains
-_SOLUTION = re.compile(r"^\s*(?:Solution|Possible Cause and Solution|Suggestion)\s*:\s*(?P<text>\S.{8,})", re.I)
-
-
-def _log_advice(mined: MinedJob, diagnosis: Diagnosis) -> list[str]:
-    """The fix the log prints itself right after a root-event line (CANN/HCCL "Solution: ...")."""
-    wanted: dict[str, set[int]] = {}
-    for event in diagnosis.events[:2]:
-        for occ in event.occurrences[:3]:
-            wanted.setdefault(occ.node, set()).add(occ.line)
-    advice: list[str] = []
-    sources = {s.path: s for s in mined.job.sources}
-    for node, lines in wanted.items():
-        log = mined.nodes.get(node)
-        source = sources.get(log.source) if log is not None else None
-        if source is None:
-            continue
-        window = {n + k for n in lines for k in range(1, ADVICE_LINES_AFTER + 1)}
-        last = max(window)
-        for _, lineno, text in read_texts(source, []):
-            if lineno > last:
-                break
-            m = _SOLUTION.match(text) if lineno in window else None
-            if m and m.group("text").strip() not in advice:
-                advice.append(m.group("text").strip())
-    return advice[:2]
 
 
 def _add_doc(evidence: Evidence, kb: KnowledgeBase, doc_id: str) -> None:

@@ -6,7 +6,7 @@ repositories and meet no such doc. This script estimates the test-like number on
 each dev source repository it hides every knowledge doc that cites that repository, then
 diagnoses that repository's dev cases with the rest. Tune on this, not on test.
 
-    python benchmarks/knowledge_holdout.py benchmarks/real [--out holdout.json]
+    python benchmarks/knowledge_holdout.py benchmarks/real [--out holdout.json] [--advice]
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ from agent.splits import source_repo
 dataset, repo = Path(sys.argv[1]), sys.argv[2]
 cases = [c for c in select(dataset, load_cases(dataset), "dev") if source_repo(c.label.source) == repo]
 rows = [asdict(bench_case(c, use_normal=False)) for c in cases]
+if len(sys.argv) > 3:  # --advice: what a reader grades, beside the label's own fix
+    from agent.pipeline import diagnose
+    for row, c in zip(rows, cases):
+        d = diagnose(c.job_dir, reasoner="offline", workers=1)
+        row["advice"] = {"root_cause": d.root_cause, "remediation": d.remediation, "collect_next": d.collect_next,
+                         "label_root_cause": c.label.root_cause, "label_fix": c.label.remediation}
 print(json.dumps(rows))
 """
 
@@ -66,6 +72,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--advice", action="store_true", help="also record each case's advice and the label's fix (for grading)")
     args = parser.parse_args()
     dataset = args.dataset.resolve()
     repos = json.loads((dataset / "splits.json").read_text())["dev"]
@@ -76,7 +83,7 @@ def main() -> int:
             tree = Path(tmp) / "tree"
             hidden_by_repo[repo] = _copy_without(repo.lower(), tree)
             env = {"PYTHONPATH": str(tree), "L4_HOME": str(Path(tmp) / "home"), "PATH": "/usr/bin:/bin"}
-            done = subprocess.run([sys.executable, "-c", _WORKER, str(dataset), repo],
+            done = subprocess.run([sys.executable, "-c", _WORKER, str(dataset), repo, *(["advice"] if args.advice else [])],
                                   cwd=tree, env=env, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 print(f"{repo}: worker failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)

@@ -53,7 +53,11 @@ CONTEXT = re.compile(
     r"during handling of the above exception|the above exception was the direct cause|"
     r"TORCH_USE_CUDA_DSA|CUDA_LAUNCH_BLOCKING|ASCEND_LAUNCH_BLOCKING|might be asynchronously reported|"
     r"^\s*Exception raised from .{0,200}\(most recent call first\)|^\s*\[frame (<NUM>|\d+)\]|^\s*Stacktrace \((<NUM>|\d+) entries\)|"
-    r"^\s*\w+(\.\w+)*\(.*\)\s*$"
+    r"^\s*\w+(\.\w+)*\(.*\)\s*$|"
+    # unittest's heading above each failing test's traceback, whose exception line says what
+    # failed: "ERROR: test_autograd_backward (__main__.TestMode)" (Ascend torch_npu fault-mode
+    # troubleshooting example, benchmarks/real asc-c-torchnpu-ts-inplace-autograd)
+    r"^\s*(ERROR|FAIL): test\w* \([\w.]+\)\s*$"
     r")"
 )
 
@@ -156,3 +160,38 @@ TASK_ERROR_EXIT = re.compile(r"(?i)\btasks? (<NUM>|[\d,\-\[\]])+: Exited with ex
 
 def is_task_error_exit(template: str) -> bool:
     return bool(TASK_ERROR_EXIT.search(template))
+
+
+# A message that says how the program carried on is not what stopped it, when a fatal error
+# follows: "slurmstepd: error: couldn't chdir to `/workspace': No such file or directory:
+# going to /tmp instead" ran 250 lines of training before "AssertionError: SharedMemory
+# objects are None." (kerimoglutolga/open_clip-mixtera:output.err).
+FALLBACK = re.compile(r"(?i)\bgoing to <?\S+>? instead\b|\bfall(s|ing)? ?back to\b|\bwill retry\b|\bretrying in\b")
+
+
+def announces_fallback(template: str) -> bool:
+    return bool(FALLBACK.search(template))
+
+
+# Python's warnings module ("<file>:<line>: <Category>Warning: <message>") reports a possible
+# problem once and lets the program go on, so it never explains the exception after it:
+# "/usr/lib/python3.10/multiprocessing/popen_fork.py:66: RuntimeWarning: Using fork() can
+# cause Polars to deadlock in the child process." (kerimoglutolga/open_clip-mixtera:output.err)
+PYTHON_WARNING = re.compile(r"^\s*(\S*\.py|<PATH>):(\d+|<NUM>): \w*Warning: ")
+
+
+def is_python_warning(template: str) -> bool:
+    return bool(PYTHON_WARNING.search(template))
+
+
+# The class an exception line names, wherever it is named: "torch.OutOfMemoryError: Caught
+# OutOfMemoryError in replica 0 on device 0." and "torch.OutOfMemoryError: CUDA out of memory.
+# Tried to allocate ..." name one (gtseligas/lcn-llama train.err); so do "AssertionError:
+# Caught AssertionError in DataLoader worker process 0." and "AssertionError: SharedMemory
+# objects are None." (kerimoglutolga/open_clip-mixtera output.err).
+_EXCEPTION_CLASS = re.compile(r"^\s*(?:\w+\.)*(?P<cls>\w*(?:Error|Exception))\b:")
+
+
+def exception_class(raw: str) -> str | None:
+    m = _EXCEPTION_CLASS.match(raw)
+    return m.group("cls") if m else None

@@ -132,14 +132,16 @@ def past_startup_noise(
     is not itself an error and the file's first error or exception comes more than a
     traceback's length later, the warning was start-up noise (accelerate's 'Detected kernel
     version ... below the recommended minimum' at the top of a stderr ending in a CUDA OOM,
-    gtseligas/lcn-llama)."""
-    if not math.isnan(root.first_ts) or _is_fatal_line(root, mined, table):
+    gtseligas/lcn-llama). An error that says how the program carried on ("going to /tmp
+    instead") is start-up noise in the same way, timestamps or not."""
+    if _is_fatal_line(root, mined, table) and not lexicon.announces_fallback(root.template):
         return root
     source, line = _first_line(root, mined, table)
     later = []
     for e in eligible:
         e_source, e_line = _first_line(e, mined, table)
-        if e_source == source and e_line - line > weights.surfacing_lines and _is_fatal_line(e, mined, table):
+        if (e_source == source and e_line - line > weights.surfacing_lines and _is_fatal_line(e, mined, table)
+                and not lexicon.announces_fallback(e.template)):
             later.append((e_line, e))
     return min(later, key=lambda pair: pair[0])[1] if later else root
 
@@ -152,20 +154,26 @@ def underlying_error(
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> EventCandidate:
     """A Python exception is usually the surfacing of the runtime error printed just before
-    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that."""
+    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that.
+    The runtime prints that error through a logger, with a level; a line without one, or a
+    Python warning, is a print or wrapped text that happened to come first."""
     if not lexicon.is_exception_line(first_sample(mined, table.events[root.tid])):
         return root
     node = table.events[root.tid].first_node()
     mine = table.events[root.tid].per_node[node]
+    lineno = mined.nodes[node].lineno
     best: EventCandidate | None = None
     for e in eligible:
         stats = table.events[e.tid].per_node.get(node)
-        if e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid])):
+        if (e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid]))
+                or lexicon.is_python_warning(e.template) or table.events[e.tid].max_level == NO_LEVEL):
             continue
+        # Lines apart in the file, not in the node's stream: a console's other ranks print between.
+        lines_apart = int(lineno[mine.first_pos]) - int(lineno[stats.first_pos])
         before = (
             0 <= mine.first_ts - stats.first_ts <= weights.surfacing_seconds
             and stats.first_pos < mine.first_pos
-            and mine.first_pos - stats.first_pos <= weights.surfacing_lines
+            and lines_apart <= weights.surfacing_lines
         )
         if before and (best is None or stats.first_pos < table.events[best.tid].per_node[node].first_pos):
             best = e
@@ -281,10 +289,18 @@ def _companions(
     root_level = table.events[root.tid].max_level
     root_is_error = root_level >= ERROR_LEVEL or (root_level == NO_LEVEL and lexicon.has_error_words(root.template))
     local_root = len(root.nodes) <= max(1, n_nodes // w.local_node_divisor)
+    root_class = lexicon.exception_class(first_sample(mined, table.events[root.tid]))
     for e in roots_pool:
         if e is root or 1 + len(out) >= MAX_EVENTS:
             continue
         if lexicon.informative_words(e.template) < w.companion_min_words:
+            continue
+        # One exception re-raised around a boundary (DataParallel replica, DataLoader
+        # worker) prints its class twice within a traceback's length: one fault.
+        if root_class and root_class == lexicon.exception_class(first_sample(mined, table.events[e.tid])) and (
+            _lines_apart(root, e, table) <= w.surfacing_lines and e.score >= w.root_min_score
+        ):
+            out.append((e, "the same exception, re-raised"))
             continue
         # A Python exception after an error already reported is that error surfacing in
         # Python; after a warning it is the failure the warning announced.

@@ -39,6 +39,8 @@ class Evidence:
     warnings: list[str] = field(default_factory=list)  # reasoners add what the user should know (fallbacks)
     stack: str = "unknown"  # the job's accelerator stack (agent.stackdetect): docs of the other one never advise
     log_advice: list[str] = field(default_factory=list)  # fixes the log itself prints beside the root (CANN "Solution:")
+    root_before: list[str] = field(default_factory=list)  # the root node's lines just above the root (its traceback)
+    root_after: list[str] = field(default_factory=list)  # the root node's lines just below the root (the message's rest)
 
 
 class Reasoner(Protocol):

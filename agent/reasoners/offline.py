@@ -21,9 +21,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
+from .evidence_steps import evidence_steps, message_hints
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -42,6 +44,9 @@ MAX_KNOWLEDGE = 5
 # 600 s (PyTorch watchdog) and 1836 s (HCCL_EXEC_TIMEOUT). A wait that long is normal
 # during a slow step or a checkpoint, so the setting, not the network, is the cause.
 SHORT_TIMEOUT_SECONDS = 300.0
+# Silence this long before the end is a hang whatever the step time: the watchdogs' own
+# defaults (600 s PyTorch, 1836 s HCCL) are of this order.
+HANG_STEP_SECONDS = 600.0
 # PyTorch's watchdog prints the timeout it waited: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ..., Timeout(ms)=600000)".
 _TIMEOUT_VALUE = re.compile(r"(?i)timeout\(ms\)=(\d+)")
 _ASSERTION = re.compile(r"\bAssertionError\b")
@@ -65,6 +70,7 @@ class _Choice:
     doc_id: str | None
     confidence: float
     why: str
+    by_signature: bool = False  # a doc's signature matched the line (else the doc is only nearest in wording)
 
 
 class OfflineReasoner:
@@ -78,12 +84,21 @@ class OfflineReasoner:
         d.confidence = round(choice.confidence, 2)
         doc = evidence.docs.get(choice.doc_id) if choice.doc_id else None
         d.root_cause = _root_cause(evidence, d, doc.title if doc else None, choice.why)
-        if doc is not None:
-            d.remediation = list(doc.remediation)
-            d.collect_next = list(doc.collect_next)
+        companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
+        named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage, evidence.root_after)
+        hints = [f"The message's own hint: {h}" for h in message_hints([_root_text(d), *evidence.root_after])]
+        named = [*hints, *named, *_hang_step(evidence)]
+        if doc is not None and choice.by_signature:
+            steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
+        elif doc is not None:
+            # Nearest in wording is a guess: what the log names leads, the doc follows as one reading.
+            guess = [f"If this is '{doc.title}' (the nearest doc by wording; none of its signatures matched): "
+                     f"{doc.remediation[0]}", *doc.remediation[1:]] if doc.remediation else []
+            steps = [*named, *([frame] if frame else []), *guess]
         else:
-            d.remediation = _generic_remediation(d)
-            d.collect_next = _generic_collect(d)
+            steps = [*named, *([frame] if frame else []), *_generic_remediation(d)]
+        d.remediation = list(dict.fromkeys(steps))
+        d.collect_next = list(doc.collect_next) if doc is not None else _generic_collect(d)
         # The log's own fix comes first: CANN and HCCL print one under the code they explain.
         d.remediation = [*(f"The log's own advice: {a}" for a in evidence.log_advice), *d.remediation]
         d.knowledge = _knowledge_refs(evidence, choice.doc_id)
@@ -137,7 +152,7 @@ class OfflineReasoner:
         if doc_id is None:
             return rule
         title = evidence.docs[doc_id].title if doc_id in evidence.docs else doc_id
-        return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"is closest to '{title}'")
+        return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"resembles '{title}' in wording (no signature of it matched)")
 
 
 # Retrieval ranks (RRF), so its nearest doc looks near even when it shares one common word
@@ -174,7 +189,8 @@ def _is_wrapper(evidence: Evidence, doc_id: str | None) -> bool:
 
 
 def _library_choice(match: LibraryMatch) -> _Choice:
-    return _Choice(match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'")
+    return _Choice(match.category, match.subcategory, match.doc_id, match.confidence, f"matches the known pattern '{match.title}'",
+                   by_signature=True)
 
 
 def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
@@ -269,6 +285,23 @@ def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -
         line = line[:157] + "..."
     sentence = f"The first failure-indicating message {where} {when}{cite} was: {line}"
     return sentence + (f" — it {why}." if title else f"; it {why}.")
+
+
+def _hang_step(evidence: Evidence) -> list[str]:
+    """A job that stopped progressing long before it ended hung: whatever ended it (a time
+    limit, a watchdog) only ended the hang, so the hang is what to debug."""
+    extraction = evidence.extraction
+    if extraction is None or not extraction.events:
+        return []
+    timeline, root = extraction.timeline, extraction.events[0]
+    ended_by_wait = (root.role_kind in ("wait", "teardown") or lexicon.names_stop_reason(root.template)
+                     or not lexicon.has_error_words(root.template))
+    if not ended_by_wait or not timeline.hang or timeline.hang_seconds < HANG_STEP_SECONDS:
+        return []  # a crash ends a job by itself; only a stop or a timeout can end a hang
+    at = f" after iteration {timeline.last_iteration}" if timeline.last_iteration >= 0 else ""
+    return [f"The job logged no progress{at} for {timeline.hang_seconds / 60:.0f} min before it ended: it hung, and "
+            "what ended it only ended the hang. Find what the ranks were waiting on (py-spy dump of every rank, the "
+            "NCCL/HCCL flight recorder, each rank's last lines) before raising a time limit or timeout."]
 
 
 def _generic_remediation(d: Diagnosis) -> list[str]:

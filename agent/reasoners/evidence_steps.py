@@ -1,0 +1,329 @@
+"""Remediation from what the log itself names: the module, the library, the path, the URL, the frame.
+
+A catalogue doc says what usually fixes a kind of failure; the failing line says which
+package, file, address or line of code this job tripped on. An SRE reads the message
+first, so these steps lead, and when no doc explains the failure they are what l4 can
+say honestly. Each reading rests on how a runtime phrases one kind of error (Python's
+import system, the dynamic linker, errno, HTTP, the CUDA/NPU caching allocator), never
+on one project's wording; each carries a real line as its example.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_STEPS = 2
+
+# Python's import system: the module path says which package is missing or too old.
+#   "ModuleNotFoundError: No module named 'vllm.lora.lora_model'" (verl-project/verl#5468)
+_NO_MODULE = re.compile(r"No module named '(?P<mod>[\w.]+)'")
+# Python packages that ship inside the CANN toolkit, found only once its set_env.sh has run.
+#   "EC0010: Failed to import Python module [ModuleNotFoundError: No module named
+#    'tbe.common.repository_manager.utils.repository_manager_log'.]" (hiyouga/LlamaFactory#5638)
+_CANN_PACKAGES = frozenset({"tbe", "te", "te_fusion", "op_compile_tool", "op_gen"})
+# The package is there but lacks the name: the importer was written for another version,
+# or the code's own module is out of step with its checkout.
+#   "ImportError: cannot import name 'index_first_axis' from 'transformers.integrations.npu_flash_attention'
+#    (/usr/local/python3.10/lib/python3.10/site-packages/transformers/...)" (verl-project/verl#3561)
+#   "ImportError: cannot import name 'Auc' from 'ppcls.metric.metrics' (/mnt/data1_hdd/wgk/PaddleClas/ppcls/metric/metrics.py)"
+#   (Tomry1114/2025_Geo-RepNet_ICIA:tr/log/workerlog.0)
+_CANNOT_IMPORT = re.compile(r"cannot import name '(?P<name>[\w.]+)' from '(?P<mod>[\w.]+)'(?: \((?P<path>[^)]*)\))?")
+# The dynamic linker: a compiled extension references a symbol its libraries do not export.
+#   "ImportError: /home/zitwang/miniforge3/envs/nanofm/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so:
+#    undefined symbol: ncclDevCommDestroy" (ZenWang00/2026-Spring-CS503-Visual-Intelligence-Homework:NanoFM_Homeworks/multi_node_job.err)
+_UNDEFINED_SYMBOL = re.compile(r"(?P<lib>/\S+?\.so[\w.]*): undefined symbol: (?P<sym>\w+)")
+# errno, as Python prints OSError: the path, when given, is the one the call was about.
+#   "OSError: [Errno 28] No space left on device: '/tmp/pymp-2ntknau9'" (Fsoft-AIC/RoPADet:train.out)
+#   "OSError: [Errno 122] Disk quota exceeded: '/work/proj/ckpt/epoch_14.pth'" (knowledge/platform/disk-quota-exceeded.md)
+#   "PermissionError: [Errno 13] Permission denied: '/data/shared/output/llama7b-sft/checkpoint-500'"
+#   (knowledge/platform/output-dir-permission-denied.md)
+#   "FileNotFoundError: [Errno 2] No such file or directory: '/data/model/finet une_model/.../tmp-checkpoint-950'"
+#   (hiyouga/LlamaFactory#1839)
+_NO_SPACE = re.compile(r"No space left on device(?:: '(?P<path>[^']+)')?|StorageFull")
+_QUOTA = re.compile(r"Disk quota exceeded(?:: '(?P<path>[^']+)')?")
+_PERMISSION = re.compile(r"\[Errno 13\] Permission denied: '(?P<path>[^']+)'")
+_NOT_FOUND = re.compile(r"\[Errno 2\] No such file or directory: '(?P<path>[^']+)'")
+# HTTP clients (requests, huggingface_hub) name the status and the address.
+#   "requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url:
+#    https://huggingface.co/HuggingFaceTB/cosmo2-tokenizer/resolve/main/config.json" (ZenWang00/...:NanoVLM_Homework/nanovlm_train_2844545.err)
+_HTTP = re.compile(r"\b(?P<status>[45]\d\d) (?:Client|Server) Error\b.*?\bfor url:? (?P<url>\S+)")
+# The caching allocator's report (CUDA and torch_npu print the same shape).
+#   "RuntimeError: NPU out of memory. Tried to allocate 386.00 MiB (NPU 2; 60.97 GiB total capacity;
+#    59.57 GiB already allocated; ...; 60.06 GiB reserved in total by PyTorch)" (hiyouga/LlamaFactory#5491)
+#   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 170.00 MiB. GPU 0 has a total capacity of
+#    79.15 GiB of which 14.69 MiB is free." (PyTorch >= 2.1 wording; knowledge/cuda/cuda-out-of-memory.md)
+_OOM = re.compile(r"(?P<kind>CUDA|NPU) out of memory\. Tried to allocate (?P<ask>[\d.]+ [KMG]iB)")
+_OOM_DEVICE = re.compile(r"\((?:GPU|NPU) (?P<dev>\d+); (?P<total>[\d.]+ [KMG]iB) total capacity; (?P<used>[\d.]+ [KMG]iB) already allocated"
+                         r"|(?:GPU|NPU) (?P<dev2>\d+) has a total capacity of (?P<total2>[\d.]+ [KMG]iB)")
+_UNITS = {"KiB": 1 / 1024 / 1024, "MiB": 1 / 1024, "GiB": 1.0}
+# Memory already this full when a small request fails: the model's states fill the device,
+# so a smaller batch will not save it; sharding the states will.
+NEARLY_FULL = 0.85
+SMALL_REQUEST = 0.05
+
+# Messages that name the rank or peer at fault rather than the one reporting.
+#   "RuntimeError: Rank 1 failed to pass monitoredBarrier in 2000 ms" (PyTorch docs, monitored_barrier example)
+_MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")
+#   "r11i6n2:486514:486651 [1] include/socket.h:403 NCCL WARN Connect to 10.148.3.247<56821> failed : Connection refused"
+#   (bigscience-workshop/bigscience:jz/slurm/README.md)
+_REFUSED = re.compile(r"Connect to (?P<ip>[\d.]+|\[[\da-f:]+\])<(?P<port>\d+)> failed : Connection refused")
+#   "pool0-00008:1391870:1393239 [7] init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA
+#    device e4000" (NVIDIA-NeMo/RL#3155)
+_DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<dev>\w+)")
+# PyTorch's collectives take only dense, contiguous tensors.
+#   "RuntimeError: Tensors must be contiguous" (Ascend torch_npu troubleshooting, dist.all_reduce on a strided view)
+_NOT_CONTIGUOUS = re.compile(r"Tensors? must be (?:contiguous|non-overlapping and dense)")
+# An operator the device backend has no kernel for; torch_npu warns and falls back to the CPU.
+#   "[W compiler_depend.ts:51] Warning: CAUTION: The operator 'aten::linalg_lstsq.out' is not currently supported
+#    on the NPU backend and will fall back to run on the CPU." (Ascend torch_npu troubleshooting)
+_UNSUPPORTED_OP = re.compile(r"operator '(?P<op>[\w:.]+)' is not (?:currently )?(?:supported|implemented) (?:on|for) the (?P<dev>\w+)")
+# CANN looks up a precompiled kernel binary per operator and dtype in its ops package.
+#   "EZ9999: Inner Error! ... Cannot find bin of op Range, integral key 0/1/|int64/ND/int64/ND/int64/ND/int64/ND/."
+#   (Ascend torch_npu troubleshooting, torch.arange on the NPU)
+_NO_KERNEL_BIN = re.compile(r"Cannot find bin of op (?P<op>\w+)")
+# sshd's refusal, as the multi-node launchers that start ranks over SSH (pdsh for DeepSpeed
+# and GPT-NeoX, horovodrun, mpirun) pass it on.
+#   "172.17.0.2: mchorse@172.17.0.2: Permission denied (publickey,password)." (EleutherAI/gpt-neox#734)
+#   "pdsh@6dca91c32bfd: 172.17.0.2: ssh exited with exit code 255" (EleutherAI/gpt-neox#734)
+_SSH_DENIED = re.compile(r"(?:(?P<user>[\w.-]+)@(?P<host>[\w.-]+): )?Permission denied \((?:publickey|password|gssapi)[\w,-]*\)"
+                         r"|(?P<host2>[\w.-]+): ssh exited with exit code 255")
+# A Python traceback frame.
+#   'File "/data3/cty/mind_lab/test_mindocr/mindocr/mindocr/data/rec_lmdb_dataset.py", line 68, in __init__'
+#   (mindspore-lab/mindocr#136)
+_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>[\w<>.]+)')
+# Where installed packages and the interpreter live: frames there are library code.
+_LIBRARY_PATH = re.compile(r"/(?:site|dist)-packages/(?P<pkg>[\w.-]+)|/lib/python3\.\d+/(?!site-packages)")
+# Python's own exception types: raised where the code misused a value, so the frame matters.
+_PYTHON_EXCEPTION = re.compile(
+    r"\b(?P<exc>KeyError|TypeError|AttributeError|ValueError|IndexError|NameError|AssertionError|"
+    r"ZeroDivisionError|UnboundLocalError|RecursionError|NotImplementedError)\b"
+)
+
+
+# Libraries often end an error message with their own remedy, and it is written for exactly
+# this error, so it is quoted first.
+#   "... You can enable unused parameter detection by passing the keyword argument
+#    `find_unused_parameters=True` to `torch.nn.parallel.DistributedDataParallel`, ..." (pytorch/pytorch#68862)
+#   "RuntimeError: Expected all tensors to be on the same device. Expected NPU tensor, please check whether the
+#    input tensor device is correct." (Ascend torch_npu troubleshooting, knowledge/ascend)
+#   "... Hint: enable anomaly detection to find the operation that failed to compute its gradient, with
+#    torch.autograd.set_detect_anomaly(True)." (Ascend torch_npu troubleshooting, fault-mode example)
+#   "... you can use SLURM's PMIx support. This requires that you configure and build SLURM --with-pmix."
+#   (mlcommons training_results_v4.0 Oracle resnet result log)
+_HINT = re.compile(
+    r"(?:^|(?<=[.;:!?,]\s))(?P<hint>(?:(?:you can|you may|you should|you need to|please|try|consider|make sure|"
+    r"to fix this|did you mean)\b|hint:\s).{12,240}?)(?=\.\s+[A-Z(\[]|\.?\s*$|;)",
+    re.I,
+)
+# Hints every such error prints, whatever the cause: they send the reader to a debug flag, a
+# bug tracker or a retry, not to the fix.
+#   "For debugging consider passing CUDA_LAUNCH_BLOCKING=1." (huggingface/accelerate#1192)
+#   "Please include the loss function and the structure of the return value of `forward` of your module when
+#    reporting this issue" (pytorch/pytorch#68862)
+#   "Permission denied, please try again." (EleutherAI/gpt-neox#734)
+_BOILERPLATE_HINT = re.compile(
+    r"(?i)CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|report|github\.com|refer to|try again|tune the variable|"
+    r"max_split_size_mb|contact|file an issue|for debugging|be aware|note that"
+)
+MAX_HINTS = 2
+
+
+def message_hints(lines: list[str]) -> list[str]:
+    """The remedies the error message itself spells out (its own 'You can ...', 'Please ...')."""
+    hints: list[str] = []
+    # A long message arrives wrapped over several lines: read them as one text.
+    for text in [" ".join(line.strip() for line in lines)]:
+        for m in _HINT.finditer(text):
+            hint = re.sub(r"(?i)^hint:\s*", "", m["hint"].strip().rstrip(","))
+            if not _BOILERPLATE_HINT.search(hint) and hint not in hints:
+                hints.append(hint[0].upper() + hint[1:] + ".")
+    return hints[:MAX_HINTS]
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str
+    line: int
+    func: str
+
+    @property
+    def package(self) -> str | None:
+        if not self.path.startswith(("/", ".")) and self.path.endswith((".pyx", ".pxd", ".pxi")) and "/" in self.path:
+            return self.path.split("/", 1)[0]  # a compiled (Cython) module names itself by package: "h5py/h5o.pyx"
+        m = _LIBRARY_PATH.search(self.path)
+        if m is None:
+            return None
+        return (m.group("pkg") or "the Python standard library").split(".")[0]
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} ({self.func})"
+
+
+def frames(lines: list[str]) -> list[Frame]:
+    """The traceback frames in these lines, outermost first (as Python prints them)."""
+    return [Frame(m["path"], int(m["line"]), m["func"]) for text in lines for m in _FRAME.finditer(text)]
+
+
+def _package(path: str) -> str | None:
+    m = _LIBRARY_PATH.search(path)
+    return m.group("pkg").split(".")[0] if m and m.group("pkg") else None
+
+
+def _short(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _gib(size: str) -> float:
+    number, unit = size.split()
+    return float(number) * _UNITS[unit]
+
+
+def _oom_step(m: re.Match[str], device: re.Match[str] | None, stage: str) -> str:
+    dev = device and (device["dev"] or device["dev2"])
+    total = device and (device["total"] or device["total2"])
+    used = device["used"] if device else None
+    where = f"{m['kind']} device {dev}" if dev else f"the {m['kind']} device"
+    facts = f"{where}{f' ({total})' if total else ''} could not give {m['ask']} more"
+    if used and total:
+        facts += f" with {used} already allocated"
+    if stage in ("model_loading", "checkpoint"):
+        return (f"{facts} during {stage.replace('_', ' ')}: the model's weights (or the checkpoint's copy) do not fit "
+                "one device. Shard them (ZeRO-3/FSDP, tensor/pipeline parallel, more devices) or load to CPU first; a "
+                "smaller batch will not help here.")
+    if used and total and _gib(used) >= NEARLY_FULL * _gib(total) and _gib(m["ask"]) <= SMALL_REQUEST * _gib(total):
+        return (f"{facts}: the device was nearly full before this small request, so model and optimizer states (or "
+                "memory kept across steps) fill it. Shard those states (ZeRO/FSDP, tensor/pipeline parallel, "
+                "offload) or use a smaller model per device, then lower the micro-batch size.")
+    return (f"{facts}: lower what one device holds (micro-batch size or sequence length, activation "
+            "checkpointing/recomputation, more tensor/pipeline/ZeRO sharding) and check that no other process "
+            "holds memory on it.")
+
+
+def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
+    """Steps that name what the failing message names (a module, a library, a path, a URL)."""
+    if m := _NO_MODULE.search(text):
+        mod = m["mod"]
+        top = mod.split(".")[0]
+        if top in _CANN_PACKAGES:
+            return [f"'{mod}' belongs to the CANN toolkit's Python packages ({top}): source the toolkit's set_env.sh "
+                    "for the interpreter the job runs (or install CANN's te/tbe wheels into that environment)."]
+        if "." in mod:
+            return [f"Python cannot import '{mod}': if '{top}' is installed, its version has no such module. Install the "
+                    f"{top} version the calling code supports (compare `pip show {top}` with the project's pinned "
+                    "requirements), in the environment every rank runs."]
+        return [f"Python cannot find the module '{mod}': install the package that provides it in the environment every "
+                "rank runs (or fix PYTHONPATH / the activated environment), then check with "
+                f"`python -c 'import {mod}'` on a node."]
+    if m := _CANNOT_IMPORT.search(text):
+        name, mod, path = m["name"], m["mod"], m["path"] or ""
+        top = mod.split(".")[0]
+        if path and _package(path) is None and "/lib/python3" not in path:
+            return [f"The job's own module '{mod}' ({_short(path)}) does not define '{name}': the checkout is out of step "
+                    "with the code importing it. Update the checkout to one consistent revision, or fix the import."]
+        return [f"The installed '{top}' has no '{name}' in '{mod}': the importing code was written for another {top} "
+                f"version. Install the {top} version it pins (its requirements or install guide), or upgrade the "
+                f"importing package together with {top}; `pip show {top}` shows what is installed."]
+    if m := _UNDEFINED_SYMBOL.search(text):
+        lib, sym = m["lib"], m["sym"]
+        owner = _package(lib) or lib.rsplit("/", 1)[-1]
+        linked = "NCCL" if sym.startswith("nccl") else "PyTorch (C++ ABI)" if sym.startswith("_ZN3c10") or "at6" in sym[:12] else "a library it links"
+        return [f"The compiled library {lib.rsplit('/', 1)[-1]} ({owner}) expects {linked} to export '{_short(sym, 40)}', "
+                f"which the loaded one lacks: reinstall {owner} built for the installed versions, and make sure no other "
+                "copy of that library shadows it on LD_LIBRARY_PATH (`ldd` on the .so shows which one loads)."]
+    if m := _NO_SPACE.search(text):
+        path = m.group("path") if m.lastindex else None
+        where = f" ('{path}')" if path else ""
+        extra = " /tmp is full: point TMPDIR at a larger local disk." if path and path.startswith("/tmp") else ""
+        return [f"The filesystem being written{where} is full: check `df -h` on it on the failing node, free space or send "
+                "the writes to a larger volume (checkpoints, caches such as HF_DATASETS_CACHE and ~/.cache, TMPDIR)." + extra]
+    if m := _QUOTA.search(text):
+        path = m.group("path")
+        where = f" for '{path}'" if path else ""
+        return [f"The job's user or project quota is used up{where}: check it (`quota -s`, `lfs quota -u $USER <fs>`), "
+                "remove old checkpoints or write to an area with more quota."]
+    if m := _PERMISSION.search(text):
+        return [f"The job's user may not access '{m['path']}': fix the directory's owner/permissions, or point the job "
+                "at a path it owns (check which user the ranks run as)."]
+    if m := _NOT_FOUND.search(text):
+        return [f"'{_short(m['path'])}' does not exist where the job ran: check the argument or config entry that sets it "
+                "and that the storage holding it is mounted on every node (`ls -l` it on the failing node)."]
+    if m := _HTTP.search(text):
+        status, url = m["status"], m["url"].rstrip(".,)")
+        host = re.sub(r"^\w+://([^/]+).*", r"\1", url)
+        if status == "429":
+            return [f"{host} rate-limited the job (429) for {_short(url)}: every rank fetched it at start-up. Download it "
+                    "once into a cache all ranks read before launching, and run offline (HF_HUB_OFFLINE=1 for the Hub)."]
+        if status in ("401", "403"):
+            return [f"{host} refused {_short(url)} ({status}): the job is not authenticated or lacks access. Request access "
+                    "and pass a token (HF_TOKEN for the Hub), or use a local copy."]
+        if status == "404":
+            return [f"{_short(url)} does not exist (404): check the model/dataset id and revision the job asks for."]
+        return [f"{host} answered {status} for {_short(url)}: retry later or use a local copy of what it serves."]
+    if m := _UNSUPPORTED_OP.search(text):
+        return [f"The {m['dev']} backend has no kernel for {m['op']}: replace that call with an operation the backend "
+                "supports, or move its inputs to the CPU explicitly and the result back."]
+    if m := _NO_KERNEL_BIN.search(text):
+        return [f"CANN has no compiled kernel for operator {m['op']} with these input types: install the CANN kernels "
+                "(ops) package that matches the toolkit version and the chip, or call the operator with a dtype its "
+                "binaries cover."]
+    if _NOT_CONTIGUOUS.search(text):
+        return ["The collective was given a non-contiguous tensor (a slice, transpose or expand view): call "
+                ".contiguous() on it before the call the traceback names."]
+    if m := _SSH_DENIED.search(text):
+        host = m["host"] or m["host2"]
+        target = f" to {host}" if host else ""
+        return [f"The launcher's SSH login{target} was refused: set up key-based, passwordless SSH for the launch user "
+                "from the launching node to every worker (the port and user the workers' sshd accepts), test it with "
+                "`ssh HOST true`, or launch with something that needs no SSH (torchrun on each node, srun)."]
+    if m := _MISSED_BARRIER.search(text):
+        return [f"Rank {m['rank']} never reached the barrier the other ranks waited at: read rank {m['rank']}'s own last "
+                "lines and dump its stack (py-spy dump) to see where it stalled or which code path skipped the barrier."]
+    if m := _REFUSED.search(text):
+        return [f"Nothing listened at {m['ip']}:{m['port']} when NCCL connected: find the host with that address, check "
+                "whether its ranks had already died or never started (their own logs come first), then its network "
+                "interface and firewall (NCCL_SOCKET_IFNAME); exclude the host if it is broken."]
+    if m := _DUPLICATE_GPU.search(text):
+        return [f"Ranks {m['b']} and {m['a']} were both given GPU {m['dev']}: fix how ranks map to devices "
+                "(CUDA_VISIBLE_DEVICES, LOCAL_RANK and torch.cuda.set_device, or the launcher's / Ray's GPU assignment) "
+                "so each rank gets its own GPU; no hardware is at fault."]
+    if m := _OOM.search(text):
+        return [_oom_step(m, _OOM_DEVICE.search(text), stage)]
+    return []
+
+
+def step_from_frames(text: str, before: list[str]) -> str | None:
+    """Where a Python exception was raised: the job's own frame, or the library it called."""
+    exc = _PYTHON_EXCEPTION.search(text)
+    stack = frames([*before, text])
+    if exc is None or not stack:
+        return None
+    innermost = stack[-1]
+    own = [f for f in stack if f.package is None]
+    if innermost.package is None:
+        return (f"The {exc['exc']} is raised in the job's checkout (not an installed package) at {innermost}: "
+                "fix the code there, or the data or setting that reaches it with this value.")
+    if own:
+        caller = own[-1]
+        return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}), called from the job's checkout at "
+                f"{caller}: check what the job passes there, and whether this {innermost.package} version supports it "
+                "(the version the project pins, or its issue tracker for the message).")
+    return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}) with no frame of the job's checkout: "
+            f"suspect the installed {innermost.package} version; try the version the project pins or search its tracker "
+            "for the message.")
+
+
+def evidence_steps(
+    root_text: str, before: list[str], companions: list[str] = (), stage: str = "unknown", after: list[str] = ()
+) -> tuple[list[str], str | None]:
+    """Steps naming what the failing message names (the root's, else a companion's, at most
+    ``MAX_STEPS``), and where its traceback says the exception was raised."""
+    for text in (root_text, *companions, *after):
+        steps = steps_from_message(text, stage)
+        if steps:
+            return steps[:MAX_STEPS], step_from_frames(root_text, before)
+    # A backend's fallback warning above the traceback names the operator the error is about.
+    unsupported = [m for line in before if (m := _UNSUPPORTED_OP.search(line))]
+    if unsupported:
+        return steps_from_message(unsupported[-1].string, stage), step_from_frames(root_text, before)
+    return [], step_from_frames(root_text, before)

@@ -1,0 +1,174 @@
+"""Remediation steps read from what the failing line names (agent.reasoners.evidence_steps)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.extract import lexicon
+from agent.reasoners.evidence_steps import evidence_steps, message_hints, step_from_frames, steps_from_message
+
+# (real line, words the step must name): each reading on the example its comment quotes.
+READINGS = [
+    ("ModuleNotFoundError: No module named 'vllm.lora.lora_model'", ["'vllm.lora.lora_model'", "pip show vllm"]),
+    ("EC0010: Failed to import Python module [ModuleNotFoundError: No module named "
+     "'tbe.common.repository_manager.utils.repository_manager_log'.].", ["CANN", "set_env.sh"]),
+    ("ImportError: cannot import name 'index_first_axis' from 'transformers.integrations.npu_flash_attention' "
+     "(/usr/local/python3.10/lib/python3.10/site-packages/transformers/integrations/npu_flash_attention.py)",
+     ["'transformers'", "'index_first_axis'", "version"]),
+    ("ImportError: cannot import name 'Auc' from 'ppcls.metric.metrics' (/mnt/data1_hdd/wgk/PaddleClas/ppcls/metric/metrics.py)",
+     ["job's own module", "checkout"]),
+    ("ImportError: /home/zitwang/miniforge3/envs/nanofm/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: "
+     "undefined symbol: ncclDevCommDestroy", ["libtorch_cuda.so", "NCCL", "LD_LIBRARY_PATH"]),
+    ("OSError: [Errno 28] No space left on device: '/tmp/pymp-2ntknau9'", ["'/tmp/pymp-2ntknau9'", "df -h", "TMPDIR"]),
+    ("OSError: [Errno 122] Disk quota exceeded: '/work/proj/ckpt/epoch_14.pth'", ["quota", "'/work/proj/ckpt/epoch_14.pth'"]),
+    ("PermissionError: [Errno 13] Permission denied: '/data/shared/output/llama7b-sft/checkpoint-500'",
+     ["'/data/shared/output/llama7b-sft/checkpoint-500'", "permissions"]),
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/data/train.idx'", ["'/data/train.idx'", "mounted"]),
+    ("[rank1]: requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: "
+     "https://huggingface.co/HuggingFaceTB/cosmo2-tokenizer/resolve/main/config.json", ["huggingface.co", "429", "HF_HUB_OFFLINE"]),
+    ("RuntimeError: Rank 1 failed to pass monitoredBarrier in 2000 ms", ["Rank 1", "py-spy"]),
+    ("r11i6n2:486514:486651 [1] include/socket.h:403 NCCL WARN Connect to 10.148.3.247<56821> failed : Connection refused",
+     ["10.148.3.247:56821", "NCCL_SOCKET_IFNAME"]),
+    ("pool0-00008:1391870:1393239 [7] init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA device e4000",
+     ["Ranks 7 and 15", "e4000", "CUDA_VISIBLE_DEVICES"]),
+    ("172.17.0.2: mchorse@172.17.0.2: Permission denied (publickey,password).", ["172.17.0.2", "passwordless SSH"]),
+    ("pdsh@6dca91c32bfd: 172.17.0.2: ssh exited with exit code 255", ["172.17.0.2", "SSH"]),
+    ("EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 Cannot find bin of op Range, integral key 0/1/|int64/ND/int64/ND/.",
+     ["operator Range", "kernels (ops) package"]),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB (GPU 0; 79.33 GiB total capacity; "
+     "27.16 GiB already allocated; 244.44 MiB free; 31.59 GiB reserved in total by PyTorch)", ["CUDA device 0", "3.91 GiB", "micro-batch"]),
+]
+
+
+@pytest.mark.parametrize(("line", "names"), READINGS)
+def test_each_reading_names_what_its_example_line_names(line: str, names: list[str]) -> None:
+    steps = steps_from_message(line)
+    assert len(steps) == 1
+    for name in names:
+        assert name in steps[0]
+
+
+def test_an_oom_on_a_nearly_full_device_points_at_states_not_the_batch() -> None:
+    line = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 606.00 MiB (GPU 1; 79.18 GiB total capacity; "
+            "77.07 GiB already allocated; 468.31 MiB free; 77.41 GiB reserved in total by PyTorch)")
+    assert "states" in steps_from_message(line)[0]
+    assert "weights" in steps_from_message(line, stage="model_loading")[0]
+
+
+def test_lines_naming_nothing_give_no_step() -> None:
+    assert steps_from_message("iteration 100 | loss 2.1 | lr 1e-4") == []
+    assert steps_from_message("RuntimeError: NCCL communicator was aborted on rank 3.") == []
+
+
+TRACEBACK = [
+    "Traceback (most recent call last):",
+    '  File "/home/u/LLaMA-Factory/src/llamafactory/train/sft/trainer.py", line 174, in prediction_step',
+    "    loss, outputs = self.compute_loss(model, inputs, return_outputs=True)",
+    '  File "/home/u/env/lib/python3.11/site-packages/torch/_tensor.py", line 1043, in __iter__',
+    '    raise TypeError("iteration over a 0-d tensor")',
+]
+
+
+def test_an_exception_raised_in_a_library_names_the_library_and_the_calling_frame() -> None:
+    step = step_from_frames("TypeError: iteration over a 0-d tensor", TRACEBACK)
+    assert step is not None and "inside torch" in step and "trainer.py:174 (prediction_step)" in step
+
+
+def test_an_exception_raised_in_the_checkout_names_that_frame() -> None:
+    step = step_from_frames("KeyError: 'labels'", TRACEBACK[:3])
+    assert step is not None and "trainer.py:174" in step and "checkout" in step
+    assert step_from_frames("NCCL error: unhandled system error", TRACEBACK) is None  # not a Python exception
+
+
+def test_a_companion_line_is_read_when_the_root_names_nothing() -> None:
+    named, _ = evidence_steps("RuntimeError: DataLoader worker (pid 4242) exited unexpectedly", [],
+                              ["OSError: [Errno 28] No space left on device"])
+    assert named and "full" in named[0]
+
+
+def test_the_message_s_own_remedy_is_quoted_and_boilerplate_is_not() -> None:
+    ddp = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error "
+           "indicates that your module has parameters that were not used in producing loss. You can enable unused parameter "
+           "detection by passing the keyword argument `find_unused_parameters=True` to "
+           "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs participate in "
+           "calculating loss. Please include the loss function and the structure of the return value of `forward` of your "
+           "module when reporting this issue")
+    hints = message_hints([ddp])
+    assert len(hints) == 1 and "find_unused_parameters=True" in hints[0] and "torch.nn.parallel.DistributedDataParallel" in hints[0]
+    # A long message wrapped over lines is read as one text.
+    assert message_hints(["RuntimeError: Expected all tensors to be on the same device. Expected NPU tensor, please check",
+                          "whether the input tensor device is correct."]) == ["Please check whether the input tensor device is correct."]
+    assert message_hints(["RuntimeError: CUDA error: unknown error. For debugging consider passing CUDA_LAUNCH_BLOCKING=1."]) == []
+    assert message_hints(["Permission denied, please try again."]) == []
+    assert message_hints(["The trainer will consider this sentence about trying things"]) == []
+
+
+def test_lexicon_readings_on_their_examples() -> None:
+    assert lexicon.role_of("ERROR: test_autograd_backward (__main__.TestMode)") == "context"
+    assert lexicon.announces_fallback("slurmstepd: error: couldn't chdir to `<PATH>': No such file or directory: going to <PATH> instead")
+    assert not lexicon.announces_fallback("FileNotFoundError: [Errno 2] No such file or directory: <PATH>")
+    assert lexicon.is_python_warning("<PATH>:<NUM>: RuntimeWarning: Using fork() can cause Polars to deadlock in the child process.")
+    assert not lexicon.is_python_warning("RuntimeError: CUDA error: an illegal memory access was encountered")
+
+
+def test_diagnose_leads_with_what_the_log_names(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "console.log").write_text(
+        "Starting training with 8 GPUs\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/train.py", line 12, in <module>\n'
+        "    from fancylib.sub import thing\n"
+        "ModuleNotFoundError: No module named 'fancylib.sub'\n"
+    )
+    d = Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1)
+    assert "'fancylib.sub'" in d.remediation[0] and "pip show fancylib" in d.remediation[0]
+
+
+def test_the_root_lines_are_read_back_around_the_root(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+    from agent.rootlines import read_root_lines
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "console.log").write_text(
+        "step 1 loss 2.0\n"
+        '  File "/home/u/proj/train.py", line 40, in step\n'
+        "RuntimeError: Expected all tensors to be on the same device. Expected NPU tensor, please check\n"
+        "whether the input tensor device is correct.\n"
+    )
+    run = Diagnoser(reasoner="offline", library=None, kb=None).analyze(logs, workers=1)
+    around = read_root_lines(run.extraction.mined, run.diagnosis)
+    assert any("train.py" in line for line in around.before)
+    assert around.after and "whether the input tensor device" in around.after[0]
+    assert any("Please check whether the input tensor device is correct." in s for s in run.diagnosis.remediation)
+
+
+def test_a_time_limit_that_ended_a_hang_says_so_and_a_crash_does_not(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+
+    def job(name: str, last: str) -> list[str]:
+        logs = tmp_path / name / "logs"
+        logs.mkdir(parents=True)
+        lines = [f"[2024-05-01 10:{i:02d}:00] iteration {i * 10}/1000 | loss 2.{i:02d} | elapsed time per iteration (s): 60.0"
+                 for i in range(30)]
+        lines.append(last)
+        (logs / "slurm-42.out").write_text("\n".join(lines) + "\n")
+        return Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1).remediation
+
+    hung = job("hung", "slurmstepd: error: *** JOB 42 ON node7 CANCELLED AT 2024-05-01T12:30:00 DUE TO TIME LIMIT ***")
+    assert any("logged no progress after iteration 290" in s and "hung" in s for s in hung)
+    crashed = job("crashed", "[2024-05-01 12:30:00] RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert not any("logged no progress" in s for s in crashed)
+
+
+def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator() -> None:
+    before = ["[W compiler_depend.ts:51] Warning: CAUTION: The operator 'aten::linalg_lstsq.out' is not currently supported "
+              "on the NPU backend and will fall back to run on the CPU. This may have performance implications.",
+              "Traceback (most recent call last):", '  File "temp_1.py", line 4, in <module>']
+    named, frame = evidence_steps("RuntimeError: _copy_from_and_resize now only support copy with same size!", before)
+    assert named and "aten::linalg_lstsq.out" in named[0] and "NPU" in named[0]
+    assert steps_from_message("RuntimeError: Tensors must be contiguous")[0].count(".contiguous()") == 1
+    assert step_from_frames("KeyError: 'x'", ['  File "distributed/_mode_cases/case.py", line 18, in run']) is not None
