@@ -21,8 +21,8 @@ import numpy as np
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
 from .ingest import is_evidence_loss, read_texts
-from .rootlines import read_root_lines
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
+from .rootlines import read_root_lines
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
 
 if TYPE_CHECKING:

@@ -168,7 +168,7 @@ def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator()
     before = ["[W compiler_depend.ts:51] Warning: CAUTION: The operator 'aten::linalg_lstsq.out' is not currently supported "
               "on the NPU backend and will fall back to run on the CPU. This may have performance implications.",
               "Traceback (most recent call last):", '  File "temp_1.py", line 4, in <module>']
-    named, frame = evidence_steps("RuntimeError: _copy_from_and_resize now only support copy with same size!", before)
+    named, _ = evidence_steps("RuntimeError: _copy_from_and_resize now only support copy with same size!", before)
     assert named and "aten::linalg_lstsq.out" in named[0] and "NPU" in named[0]
     assert steps_from_message("RuntimeError: Tensors must be contiguous")[0].count(".contiguous()") == 1
     assert step_from_frames("KeyError: 'x'", ['  File "distributed/_mode_cases/case.py", line 18, in run']) is not None

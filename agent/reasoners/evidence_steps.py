@@ -11,6 +11,7 @@ on one project's wording; each carries a real line as its example.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_STEPS = 2
@@ -314,7 +315,7 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
 
 
 def evidence_steps(
-    root_text: str, before: list[str], companions: list[str] = (), stage: str = "unknown", after: list[str] = ()
+    root_text: str, before: list[str], companions: Sequence[str] = (), stage: str = "unknown", after: Sequence[str] = ()
 ) -> tuple[list[str], str | None]:
     """Steps naming what the failing message names (the root's, else a companion's, at most
     ``MAX_STEPS``), and where its traceback says the exception was raised."""
