@@ -134,7 +134,8 @@ def past_startup_noise(
     version ... below the recommended minimum' at the top of a stderr ending in a CUDA OOM,
     gtseligas/lcn-llama). An error that says how the program carried on ("going to /tmp
     instead") is start-up noise in the same way, timestamps or not."""
-    if _is_fatal_line(root, mined, table) and not lexicon.announces_fallback(root.template):
+    fallback = lexicon.announces_fallback(root.template)
+    if not fallback and (not math.isnan(root.first_ts) or _is_fatal_line(root, mined, table)):
         return root
     source, line = _first_line(root, mined, table)
     later = []
