@@ -3,8 +3,10 @@
 It writes the dataset layout of CONTRACTS.md: failed jobs with ``label.json`` ground truth
 under ``cases/`` and successful jobs of the same settings under ``normal/``. Modules:
 ``style`` (how a line looks), ``stacks`` (what healthy jobs print), ``catalogue`` (the
-fault types), ``job`` (timeline, faults and cascades), ``layout`` (files and labels),
-``corpus`` (planning and parallel generation), ``verify`` (re-reading and checking).
+fault types, each line quoting a real public one), ``job`` (timeline, faults and
+cascades), ``restarts`` (several attempts in one log), ``layout`` (files and labels),
+``excerpt`` (what a person pastes), ``corpus`` (planning and parallel generation),
+``verify`` (re-reading and checking).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from l4synth import style
+from l4synth import stacks, style
 from l4synth.stacks import JobInfo, Msg, Setting
 from l4synth.streams import Result, Stream
 from l4synth.style import Node
@@ -29,7 +29,9 @@ class Cascades:
     console: Stream | None
     event_texts: dict[str, str]
     vars: dict[str, object]
+    restarts: tuple[int, int] | None
     _torn: set[int]
+    _unprefixed: bool
 
     if TYPE_CHECKING:
 
@@ -121,6 +123,10 @@ class Cascades:
                            for p in self._host_pids(node) if p != pid]
         msgs.append(("launcher", "ERROR", f"failed (exitcode: {exitcode}) local_rank: {lr} (pid: {pid}) of binary: "
                      "/usr/bin/python3", rank))
+        if self.restarts is not None:  # attempts left: the agent restarts its workers instead of raising
+            restart, most = self.restarts
+            self._agent_burst(st, t, msgs + stacks.launcher_restart(self.job, node.host_index, rank, restart, most))
+            return
         msgs += self._agent_traceback(rank, "raise ChildFailedError(")
         msgs += [(k, "ERROR", text, rank) for k, text in (
             ("print", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "),
@@ -160,6 +166,12 @@ class Cascades:
             self._teardown_sigterm(st, t + self.rng.uniform(0, 2))
         return self._result(self._hit_streams(), [strike_at])
 
+    def _teardown_cancelled(self, t: float) -> Result:
+        """The scheduler cancels a healthy attempt (a requeue): SIGTERM on every host, no fault."""
+        for st in self._launch_streams():
+            self._teardown_sigterm(st, t + self.rng.uniform(0, 2))
+        return Result(self.streams, self.console, [], [], [], self.event_texts, self.vars)
+
     def _agent_burst(self, st: Stream, t: float, msgs: list[Msg]) -> None:
         """The elastic agent prints once per host, into the host's first file (or the console)."""
         host = st.node.host_index
@@ -167,7 +179,9 @@ class Cascades:
             return
         self._torn.add(host)
         target = self.console or next(x for x in self.streams if x.node.host_index == host)
+        self._unprefixed = True  # the agent's own output carries no worker's rank prefix
         self.burst(target, t, msgs, (0.0001, 0.01))
+        self._unprefixed = False
 
     def _host_pids(self, node: Node) -> list[int]:
         base = node.pids[0] - node.devs[0]

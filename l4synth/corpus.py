@@ -18,14 +18,20 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from l4synth import catalogue, layout, stacks, style
+from l4synth import catalogue, layout, restarts, stacks, style
 from l4synth.catalogue import FaultType
 from l4synth.job import Shape, simulate
+from l4synth.restarts import Restarts
 from l4synth.stacks import Setting
 
 MANIFEST = "synth.json"
 GENERATOR = "l4-synth/1"
 PRESETS = ("default", "small")
+# stacks.LAYOUTS: node, rank_dirs, rank_flat, console, node_prefixed, excerpt. Pasted excerpts are
+# most real reports (benchmarks/real: 142 of 181 cases are under 200 lines), per-node files with
+# rank prefixes and restarted jobs the real layouts that broke l4 (issue 10).
+LAYOUT_WEIGHTS = (0.3, 0.1, 0.08, 0.12, 0.15, 0.25)
+RESTART_SHARE = 0.2  # cases (not excerpts) whose log holds two or three attempts
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,12 @@ class CaseTask:
     fault_id: str | None
     shape: Shape
     seed: str
+    restarts: Restarts | None = None
+
+    @property
+    def layout_name(self) -> str:
+        """The case's layout as the corpus manifest names it (``node+restarts``)."""
+        return self.setting.layout + (f"+restarts-{self.restarts.mode}" if self.restarts else "")
 
 
 # --------------------------------------------------------------------- planning
@@ -45,12 +57,13 @@ def _setting(rng: random.Random, stack: str, framework: str, small: bool, layout
     model = rng.choice(list(stacks.MODELS))
     cuda = stack == "cuda"
     if layout is None:
-        layout = rng.choices(("node", "rank_dirs", "rank_flat", "console"), (0.6, 0.14, 0.12, 0.14))[0]
-    per_host = 8 if layout in ("node", "console") else rng.choice((4, 8))
+        layout = rng.choices(stacks.LAYOUTS, LAYOUT_WEIGHTS)[0]
+    host_files = layout in stacks.HOST_FILE_LAYOUTS
+    per_host = 8 if host_files or layout == "console" else rng.choice((4, 8))
     if layout == "console":
         per_host = rng.choice((4, 8))
     if small:
-        per_host = 4 if layout == "console" else (8 if layout == "node" else 2)
+        per_host = 4 if layout == "console" else (8 if host_files else 2)
     versions = {
         "python": rng.choice(("3.10.12", "3.10.14", "3.11.9")),
         "torch": rng.choice(("2.1.0", "2.3.1", "2.4.0")) if cuda else rng.choice(("2.1.0", "2.4.0")),
@@ -62,7 +75,7 @@ def _setting(rng: random.Random, stack: str, framework: str, small: bool, layout
     tp = rng.choice((1, 2, 4, 8))
     pp = rng.choice((1, 2, 4))
     name = f"{model}-{framework}-{stack}"
-    return Setting(
+    s = Setting(
         name=name, model=model, framework=framework, stack=stack,
         app_style=rng.choice(style.APP_STYLES), launcher_style=rng.choice(style.LAUNCHER_STYLES),
         kernel_style=rng.choice(style.KERNEL_STYLES), host_scheme=rng.choice(("worker", "node", "gpu", "ip")),
@@ -73,7 +86,11 @@ def _setting(rng: random.Random, stack: str, framework: str, small: bool, layout
         gbs=rng.choice((256, 512, 1024, 2048)), watchdog_ms=rng.choice((600000, 1800000)) if cuda else 1800000,
         versions=tuple(sorted(versions.items())), iter_print_all=rng.random() < 0.6, pip_noise=rng.random() < 0.5,
         base_time=1714500000 + rng.randrange(0, 200 * 86400),
+        # A paste comes as often as not from loggers that print no time: Python's default logging
+        # format ("INFO:torch.distributed.elastic...", shun-zheng/Doc2EDAG#24), `dmesg -t`.
+        stamps=rng.random() < 0.4 if layout == "excerpt" else True,
     )
+    return s if s.stamps else replace(s, app_style="bare", launcher_style="bare")
 
 
 def _compatible(fault: FaultType, s: Setting) -> bool:
@@ -87,18 +104,43 @@ def _compatible(fault: FaultType, s: Setting) -> bool:
 def _shape(rng: random.Random, s: Setting, small: bool) -> Shape:
     offset = rng.uniform(3600, 40 * 86400)
     if small:
-        hosts = 4 if s.layout == "node" else 2
+        hosts = 4 if s.host_files else 2
         return Shape(hosts=hosts, lines_per_stream=rng.randint(700, 1300), seed_offset=offset, max_lines=1900)
     files = rng.choices((rng.randint(4, 7), rng.randint(8, 16), rng.choice((24, 32)), rng.choice((48, 64))),
                         (0.22, 0.62, 0.09, 0.07))[0]
-    per_file = 1 if s.layout == "node" else s.per_host
+    per_file = 1 if s.host_files else s.per_host
     hosts = max(2, files // per_file) if s.layout != "console" else 1
     lines = int(min(45000, max(1200, rng.lognormvariate(8.45, 0.65))))
     if s.layout == "console":  # one file holds every rank
         lines = min(lines, 8000)
-    if hosts * (s.per_host if s.layout == "node" else 1) >= 32 or (s.layout != "node" and hosts * per_file >= 32):
+    if s.layout == "excerpt":  # only a few dozen lines of one node are kept
+        hosts, lines = min(hosts, 8), min(lines, 2500)
+    if hosts * (s.per_host if s.host_files else 1) >= 32 or (not s.host_files and hosts * per_file >= 32):
         lines = min(lines, 6000)
     return Shape(hosts=hosts, lines_per_stream=lines, seed_offset=offset)
+
+
+def _restarts(rng: random.Random, fault: FaultType, s: Setting, small: bool) -> Restarts | None:
+    """Whether a case's log holds several attempts (a restarting agent or a requeued script)."""
+    if s.layout == "excerpt" or rng.random() >= (0.35 if small else RESTART_SHARE):
+        return None
+    mode = "requeue" if fault.subcategory == "scheduling" else rng.choice(restarts.MODES)
+    if not restarts.compatible(fault, mode):
+        return None
+    recur = mode == "agent" or rng.random() < 0.5
+    return Restarts(attempts=rng.choice((2, 2, 3)), mode=mode, recur=recur)
+
+
+def _apportion(n: int, rng: random.Random) -> list[str]:
+    """``n`` setting layouts in the proportions of LAYOUT_WEIGHTS (largest remainders), shuffled:
+    every layout appears in a corpus of a few dozen settings, whatever the seed."""
+    quotas = [w * n / sum(LAYOUT_WEIGHTS) for w in LAYOUT_WEIGHTS]
+    counts = [int(q) for q in quotas]
+    for i in sorted(range(len(quotas)), key=lambda i: counts[i] - quotas[i])[: n - sum(counts)]:
+        counts[i] += 1
+    out = [lay for lay, k in zip(stacks.LAYOUTS, counts, strict=True) for _ in range(k)]
+    rng.shuffle(out)
+    return out
 
 
 def plan(cases: int, seed: int, preset: str) -> list[CaseTask]:
@@ -108,12 +150,13 @@ def plan(cases: int, seed: int, preset: str) -> list[CaseTask]:
     small = preset == "small"
     rng = random.Random(f"l4-synth:{seed}:{preset}:{cases}:plan")
     settings: list[Setting] = []
-    layouts_small = ("node", "console", "rank_flat", "rank_dirs", "node", "node")
+    layouts_small = ("node", "console", "excerpt", "rank_dirs", "node_prefixed", "rank_flat")
     combos = [(st, fw) for st in ("cuda", "ascend") for fw in stacks.FRAMEWORKS[st]]
     n_settings = max(len(combos), cases // 4) if not small else len(combos)
+    drawn = _apportion(n_settings, rng)
     for i in range(n_settings):
         stack, fw = combos[i] if i < len(combos) else rng.choice(combos)
-        lay = layouts_small[i % len(layouts_small)] if small else ("node" if i < len(combos) else None)
+        lay = layouts_small[i % len(layouts_small)] if small else drawn[i]
         s = _setting(rng, stack, fw, small, lay)
         taken = {x.name for x in settings}
         k = 2
@@ -141,7 +184,9 @@ def plan(cases: int, seed: int, preset: str) -> list[CaseTask]:
         s = rng.choice([s for s in options if used[s.name] == least])
         used[s.name] += 1
         case_settings.append(s)
-        tasks.append(CaseTask("case", f"cases/c{i + 1:04d}", s, fault.id, _shape(rng, s, small), f"{seed}:{preset}:case:{i}"))
+        shape = _shape(rng, s, small)
+        tasks.append(CaseTask("case", f"cases/c{i + 1:04d}", s, fault.id, shape, f"{seed}:{preset}:case:{i}",
+                              _restarts(rng, fault, s, small)))
     # About 15% of cases belong to settings that have no successful jobs to compare with.
     order = [s for s in settings if used[s.name]]
     rng.shuffle(order)
@@ -166,15 +211,17 @@ def run_task(root: str, task: CaseTask) -> tuple[str, int]:
     """Generate one job (case or normal) under ``root``; returns its dir and line count."""
     rng = random.Random(task.seed)
     fault = catalogue.BY_ID[task.fault_id] if task.fault_id else None
-    result = simulate(task.setting, task.shape, rng, fault)
+    if task.restarts is not None and fault is not None:
+        result = restarts.simulate(task.setting, task.shape, rng, fault, task.restarts)
+    else:
+        result = simulate(task.setting, task.shape, rng, fault)
     job_dir = Path(root) / task.dir
-    events, texts = layout.write_job(job_dir / "logs", task.setting, result, random.Random(task.seed + ":layout"))
+    written = layout.write_job(job_dir / "logs", task.setting, result, random.Random(task.seed + ":layout"))
     if fault is not None:
-        missing = [eid for eid in (f"e{i + 1}" for i in range(sum(ln.event for ln in (*fault.lines, *fault.peer_lines))))
-                   if eid not in events]
-        if missing:
+        missing = [eid for eid in fault.event_ids().values() if eid not in written.events]
+        if missing and (task.setting.layout != "excerpt" or len(missing) == len(fault.event_ids())):
             raise RuntimeError(f"{task.dir}: fault {fault.id} produced no lines for {missing}")
-        layout.write_label(job_dir, layout.build_label(task.setting, fault, result, events, texts))
+        layout.write_label(job_dir, layout.build_label(task.setting, fault, result, written))
     lines = sum(len(st.lines) for st in result.streams) + (len(result.console.lines) if result.console else 0)
     return task.dir, lines
 
@@ -206,7 +253,8 @@ def generate(out_dir: Path, cases: int, seed: int, preset: str, workers: int | N
                 done += 1
                 if progress:
                     progress(done, len(tasks))
-    manifest = {"generator": GENERATOR, "seed": seed, "preset": preset, "cases": cases}
+    manifest = {"generator": GENERATOR, "seed": seed, "preset": preset, "cases": cases,
+                "layouts": {t.dir.removeprefix("cases/"): t.layout_name for t in tasks if t.kind == "case"}}
     (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 
 from l4synth import stacks, style
@@ -41,7 +42,7 @@ class Job(Cascades):
         self.fault = fault
         self.shape = shape
         s = setting
-        per_stream = s.per_host if s.layout == "node" else 1
+        per_stream = s.per_host if s.host_files else 1
         hosts = 1 if s.layout == "console" else shape.hosts
         world = hosts * s.per_host
         rack = rng.choice("abcdefgh") if s.stack == "cuda" else "n"
@@ -80,27 +81,28 @@ class Job(Cascades):
         self.render: dict[str, Callable[[Node, float, str, str, int], str]] = {
             "app": style.app_line(s.app_style, site),
             "launcher": style.launcher_line(s.launcher_style),
-            "kernel": style.kernel_line(s.kernel_style),
+            "kernel": style.kernel_line(s.kernel_style if s.stamps else "dmesg_t"),
             "print": style.print_line,
-            "stamp": style.stamped_print,
+            "stamp": style.stamped_print if s.stamps else style.print_line,
             "nccl": style.nccl_line,
             "cpp": style.cpp_line,
             "plog": style.plog_line,
             "ecode": style.ecode_line,
             "npuerr": style.npuerr_line,
+            "pidstamp": style.pid_stamped_line,
+            "imp": style.device_event_line,
         }
         self.log_rank = 0 if s.framework in ("deepspeed", "torch") else world - 1
         self.event_texts: dict[str, str] = {}
         self.vars: dict[str, object] = {}
         self._last: Result | None = None
         self._torn: set[int] = set()  # hosts whose agent already tore down
-        # Event ids follow the catalogue order: the hit node's event lines, then its peers'.
-        self._eids: dict[tuple[bool, int], str] = {}
-        if fault is not None:
-            seq = [(False, i, ln) for i, ln in enumerate(fault.lines)] + [(True, i, ln) for i, ln in enumerate(fault.peer_lines)]
-            for peer, i, ln in seq:
-                if ln.event:
-                    self._eids[(peer, i)] = f"e{len(self._eids) + 1}"
+        self._unprefixed = False  # lines now come from the shell or the agent, not from a rank
+        self.banner = True  # the job script prints its environment and starts the launcher
+        self.restarts: tuple[int, int] | None = None  # (this restart, max restarts) when the agent restarts after
+        self.cancel_after: int | None = None  # logged iterations after which the scheduler cancels the attempt
+        self.last_saved: int | None = None  # last iteration whose checkpoint save completed
+        self._eids = fault.event_ids() if fault is not None else {}
 
     # ------------------------------------------------------------------ emission
 
@@ -117,6 +119,7 @@ class Job(Cascades):
             self.event_texts.setdefault(event, line)
         st.lines.append(line)
         st.times.append(t)
+        st.origin.append(None if self._unprefixed or kind in ("launcher", "kernel") else rank)
 
     def burst(self, st: Stream, t: float, msgs: list[Msg], step: tuple[float, float] = (0.0005, 0.02)) -> float:
         lo, hi = step
@@ -130,16 +133,19 @@ class Job(Cascades):
     def run(self, lines_per_stream: int) -> Result:
         s, job, rng, fault = self.s, self.job, self.rng, self.fault
         if fault is not None:
-            self.vars = self._vars()
+            if not self.vars:  # a restarted attempt keeps the first one's hit node and values
+                self.vars = self._vars()
             job.env = {k: v.format(**self.vars) for k, v in fault.env}
         stage = fault.stage if fault else None
         t = self.t0
         # Environment and launcher: once per host (console: once for the whole job).
-        for st in self._launch_streams():
+        self._unprefixed = True
+        for st in self._launch_streams() if self.banner else []:
             tt = self.burst(st, t + rng.uniform(0, 4), stacks.env_dump(s, job, st.node.host_index, st.node.ranks[0], rng),
                             (0.001, 0.05))
             self.burst(st, tt + rng.uniform(2, 20), stacks.launcher_start(s, job, st.node.host_index, st.node.ranks[0]))
-        t = max(st.now for st in self.streams + ([self.console] if self.console else [])) + rng.uniform(3, 15)
+        self._unprefixed = False
+        t = max(self.t0, *(st.now for st in self.streams + ([self.console] if self.console else []))) + rng.uniform(3, 15)
         # Communicator init.
         mark = self._marks()
         for st in self.streams:
@@ -252,6 +258,8 @@ class Job(Cascades):
                     self._fault_lines(self.streams[i], tt + 0.3, fault.lines, it)
             if kill_after is not None and it >= kill_after:
                 return self._teardown_killed(tt + rng.uniform(30, 300), strike_at or it)
+            if self.cancel_after is not None and logged >= self.cancel_after:
+                return self._teardown_cancelled(tt + rng.uniform(5, 120))
             if it % s.eval_interval == 0:
                 for i, st in enumerate(self.streams):
                     if i == full_stream:
@@ -292,6 +300,7 @@ class Job(Cascades):
                 afters += after
             if not striking:
                 end = max(end, self.burst(st, tt + rng.uniform(20, 120), afters, (0.01, 0.3)))
+                self.last_saved = it
         if striking and fault is not None:
             self._last = self._strike_training(t + rng.uniform(5, 60), it, hit)
         return end + rng.uniform(1, 5)
@@ -321,7 +330,7 @@ class Job(Cascades):
         if "hit" not in self.vars:
             self.vars["hit"] = rng.randrange(n)
         first = int(self.vars["hit"])  # type: ignore[call-overload]
-        if fault.scope == "host" and self.s.layout != "node":
+        if fault.scope == "host" and not self.s.host_files:
             host = self.streams[first].node.host_index
             return [i for i, st in enumerate(self.streams) if st.node.host_index == host]
         return [first]
@@ -345,7 +354,18 @@ class Job(Cascades):
             "ckpt": job.ckpt_dir, "data": job.data_path, "tok": job.tokenizer, "script": job.script,
             "n1": rng.randint(1000, 99999), "n2": rng.randint(20, 120), "n3": rng.randint(2, 9),
             "h1": f"{rng.getrandbits(32):08x}", "iter": 0,
+            "port": rng.randint(30000, 60999), "jobid": job.jobid, "nccl": s.version("nccl"),
+            "peer_dev": peer_rank % s.per_host, "devip": self._device_ip(st.node.host_index, st.node.dev_of(rank)),
+            "peer_devip": self._device_ip(peer_host, peer_rank % s.per_host),
+            "nfs": rng.choice(("nas01", "10.200.0.12", "fs-ckpt-02")), "driver_old": rng.choice((11040, 10020, 11020)),
+            "uid": f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}-"
+                   f"{rng.getrandbits(16):04x}-{rng.getrandbits(48):012x}",
         }
+
+    @staticmethod
+    def _device_ip(host_index: int, dev: int) -> str:
+        """An NPU's own RoCE address, as ``stacks.dist_init`` prints it in the rank table."""
+        return f"192.168.{dev}.{host_index + 10}"
 
     def _fault_lines(self, st: Stream, t: float, lines: tuple[Line, ...], it: int, rank: int | None = None,
                      peer: bool = False) -> float:
@@ -355,18 +375,22 @@ class Job(Cascades):
         hit_rank = int(v["rank"]) if int(v["rank"]) in ranks else ranks[0]  # type: ignore[call-overload]
         node = st.node
         v["date"] = self._iso(t)
+        v["date_us"] = style.Clock().iso(t).replace("T", " ")[:23] + f"{int(t * 1e6) % 1000:03d}"
+        v["ctime"] = time.asctime(time.gmtime(t))
         if peer:
             v |= {"ip": node.ip, "host": node.host}
-        for li, line in enumerate(lines):
-            eid = self._eids.get((peer, li))
-            who = ranks if line.per_rank else [rank if rank is not None else hit_rank]
-            for r in who:
-                v |= {"rank": r, "dev": node.dev_of(r), "pid": node.pid_of(r), "host": node.host, "ip": node.ip,
-                      "bus": f"{node.dev_of(r) * 16 + 0x18:02x}"}
+        own = rank if rank is not None else hit_rank
+        # Each process prints its own block (a traceback is written by one process in one go).
+        for r in [own] + [r for r in ranks if r != own]:
+            v |= {"rank": r, "dev": node.dev_of(r), "pid": node.pid_of(r), "host": node.host, "ip": node.ip,
+                  "bus": f"{node.dev_of(r) * 16 + 0x18:02x}"}
+            for li, line in enumerate(lines):
+                if not line.per_rank and r != own:
+                    continue
                 for _ in range(self.rng.randint(*line.repeat)):
                     v["n2"] = self.rng.randint(20, 120) if line.repeat != (1, 1) else v["n2"]
                     t += self.rng.uniform(0.0005, 0.05)
-                    self.put(st, t, (line.kind, line.level, line.text.format(**v), r), eid)
+                    self.put(st, t, (line.kind, line.level, line.text.format(**v), r), self._eids.get((peer, li)))
         return t
 
 
@@ -385,7 +409,7 @@ class Job(Cascades):
         for i in hit:
             st = self.streams[i]
             keep = marks[i] + int((len(st.lines) - marks[i]) * cut)
-            del st.lines[keep:], st.times[keep:]
+            del st.lines[keep:], st.times[keep:], st.origin[keep:]
             ts = max(ts, st.now)
         return self._after_strike(ts + rng.uniform(0.5, 3), hit, iteration=None)
 
@@ -423,8 +447,9 @@ class Job(Cascades):
                 for i in neighbours:
                     self._remote_error(self.streams[i], t + rng.uniform(0.5, 5))
             watchers = [] if fault.reaction == "none" else others
-        platform_kill_early = fault.outcome == "crash" and rng.random() < 0.25
-        hang_forever = fault.outcome == "hang" and rng.random() < 0.25
+        # A restarting agent must see its workers fail, so no platform kill ends an attempt it restarts.
+        platform_kill_early = fault.outcome == "crash" and rng.random() < 0.25 and self.restarts is None
+        hang_forever = fault.outcome == "hang" and rng.random() < 0.25 and self.restarts is None
         if platform_kill_early or hang_forever:
             kill_t = t + (rng.uniform(30, 200) if platform_kill_early else rng.uniform(3600, 4 * 3600))
             for i in watchers:

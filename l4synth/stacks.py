@@ -43,8 +43,8 @@ class Setting:
     launcher_style: str
     kernel_style: str
     host_scheme: str  # worker | node | gpu | ip
-    layout: str  # node | rank_dirs | rank_flat | console
-    console_prefix: str  # default | rank | srun (console layout only)
+    layout: str  # one of LAYOUTS
+    console_prefix: str  # default | rank | srun (console and node_prefixed layouts)
     per_host: int  # accelerators per host
     log_interval: int
     save_interval: int
@@ -59,9 +59,22 @@ class Setting:
     iter_print_all: bool  # every rank prints its own step line (else only the logging rank)
     pip_noise: bool
     base_time: int  # first job's start (POSIX seconds); jobs of a setting start later
+    stamps: bool = True  # loggers print timestamps (off: bare logging, `dmesg -t`, older Megatron prints)
 
     def version(self, key: str) -> str:
         return dict(self.versions)[key]
+
+    @property
+    def host_files(self) -> bool:
+        """One stream (and file) per host holding all its local ranks, as opposed to one per rank."""
+        return self.layout in HOST_FILE_LAYOUTS
+
+
+# node: one file per host; rank_dirs / rank_flat: one file per rank; console: one file for a
+# one-host job with launcher rank prefixes; node_prefixed: one file per host whose lines carry the
+# launcher's rank prefixes; excerpt: the few dozen lines around the error a person pastes.
+LAYOUTS = ("node", "rank_dirs", "rank_flat", "console", "node_prefixed", "excerpt")
+HOST_FILE_LAYOUTS = ("node", "node_prefixed", "excerpt")
 
 
 @dataclass
@@ -348,6 +361,24 @@ def finish(s: Setting, job: JobInfo, rank: int, it: int, full: bool) -> list[Msg
         out.append(("stamp", "INFO", "[after training is done]", rank))
         out.append(("app", "INFO", f"exiting program at iteration {it}", rank))
     return out
+
+
+def launcher_restart(job: JobInfo, node_index: int, rank: int, restart: int, max_restarts: int) -> list[Msg]:
+    """The elastic agent restarting its worker group after a failure (torchrun --max-restarts).
+
+    real: shun-zheng/Doc2EDAG#24 ("[default] Worker group FAILED. 3/3 attempts left; will restart
+    worker group", "[default] Stopping worker group", "[default] Rendezvous'ing worker group", ...).
+    """
+    return [
+        ("launcher", "INFO", f"[default] Worker group FAILED. {max_restarts - restart + 1}/{max_restarts} attempts "
+         "left; will restart worker group", rank),
+        ("launcher", "INFO", "[default] Stopping worker group", rank),
+        ("launcher", "INFO", "[default] Rendezvous'ing worker group", rank),
+        ("launcher", "INFO", f"[default] Rendezvous complete for workers. Result: restart_count={restart} "
+         f"master_addr={job.master} master_port={job.port} group_rank={node_index} "
+         f"group_world_size={len(job.hosts)}", rank),
+        ("launcher", "INFO", "[default] Starting worker group", rank),
+    ]
 
 
 def launcher_done(node_index: int, rank: int) -> list[Msg]:

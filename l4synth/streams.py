@@ -14,6 +14,7 @@ class Stream:
     lines: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     events: dict[str, list[int]] = field(default_factory=dict)  # event id -> 0-based line indices
+    origin: list[int | None] = field(default_factory=list)  # the rank that printed each line (None: shell, agent, kernel)
     dead: bool = False
 
     @property

@@ -147,13 +147,23 @@ def launcher_line(style: str) -> Renderer:
 def kernel_line(style: str) -> Renderer:
     if style == "dmesg":
         return lambda n, t, level, msg, rank: f"[{t - n.boot:12.6f}] {msg}"
+    if style == "dmesg_t":  # ``dmesg -t``: what people paste into an issue, without uptime stamps
+        return lambda n, t, level, msg, rank: msg
     return lambda n, t, level, msg, rank: f"{n.clock.syslog(t + n.skew)} {n.host} kernel: {msg}"
 
 
 def nccl_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:
-    """``NCCL_DEBUG=INFO`` output: ``host:pid:tid [cudaDev] NCCL INFO msg``."""
+    """``NCCL_DEBUG=INFO`` output: ``host:pid:tid [cudaDev] NCCL INFO msg``.
+
+    A WARN names its source before the level, so a message that carries its own ``NCCL WARN``
+    or ``NCCL INFO`` is printed as is: ``kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL
+    WARN NET/IB : Got completion from peer ...`` (NVIDIA/nccl#1405).
+    """
     pid = n.pid_of(rank) if rank in n.ranks else n.pids[0]
-    return f"{n.host}:{pid}:{pid + 211 + (rank % 7)} [{n.dev_of(rank) if rank in n.ranks else 0}] NCCL {_LEVELS['nccl'][level]} {msg}"
+    head = f"{n.host}:{pid}:{pid + 211 + (rank % 7)} [{n.dev_of(rank) if rank in n.ranks else 0}]"
+    if msg.startswith("NCCL ") or " NCCL WARN " in msg or " NCCL INFO " in msg:
+        return f"{head} {msg}"
+    return f"{head} NCCL {_LEVELS['nccl'][level]} {msg}"
 
 
 def cpp_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:
@@ -163,6 +173,13 @@ def cpp_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:
     return f"[rank{rank}]:[{lv}{stamp}{int(t * 1e9) % 1000:03d} {msg}"
 
 
+# How each CANN module prints its thread id after the source site (hicann/hccl
+# docs/en/user_guide/fault_diagnosis/task_exec_stage.md): HCCL "[heartbeat.cc:1229] [2040666][...",
+# RUNTIME "[task_info.cc:1170]57288 PrintSdma...", HCCP "[ra_hdc_lite.c:794]tid:2040458,ra_hdc...",
+# ROCE none "[hns_roce_lite.c:630]hns_roce_lite_handle_error_cqe(630) : ...".
+_PLOG_TID = {"HCCL": " [{tid}]", "RUNTIME": "{tid} ", "HCCP": "tid:{tid},"}
+
+
 def plog_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:
     """CANN plog: ``[ERROR] HCCL(12345,python):2024-05-12-10:45:12.123.456 [file.cc:123] [tid] msg``.
 
@@ -170,7 +187,20 @@ def plog_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:
     """
     module, site, text = msg.split("|", 2)
     pid = n.pid_of(rank) if rank in n.ranks else n.pids[0]
-    return f"[{_LEVELS['plog'][level]}] {module}({pid},python):{n.clock.plog(t + n.skew)} [{site}] [{pid + 97}]{text}"
+    tid = _PLOG_TID.get(module, "").format(tid=pid + 97)
+    return f"[{_LEVELS['plog'][level]}] {module}({pid},python):{n.clock.plog(t + n.skew)} [{site}]{tid}{text}"
+
+
+def device_event_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:
+    """An NPU's device-side event log (msnpureport): ``[EVENT] IMP(-2,IMP): 2024-12-04-08:21:54.994.714 msg``."""
+    return f"[EVENT] IMP(-2,IMP): {n.clock.plog(t + n.skew)} {msg}"
+
+
+def pid_stamped_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:
+    """CANN's named error codes on the console: ``[PID: 3448331] 2025-12-04-21:59:08.232.310
+    Execution Error ROCE CQE(EI0013): ...`` (hicann/hccl task_exec_stage.md)."""
+    pid = n.pid_of(rank) if rank in n.ranks else n.pids[0]
+    return f"[PID: {pid}] {n.clock.plog(t + n.skew)} {msg}"
 
 
 def ecode_line(n: Node, t: float, level: str, msg: str, rank: int) -> str:

@@ -2,10 +2,13 @@
 
 Reading follows the dataset contract only: log files found recursively (``.log``,
 ``.txt``, ``.out``, optionally ``.gz``), node name = file stem (parent-qualified when
-stems clash), combined console logs split by rank prefix. A label is right when every
-line it lists exists on that node and matches the event's text modulo variable fields,
-and when no other line of the case matches an event's text: an event type is listed
-completely or not at all.
+stems clash); a job's only file, when it is a combined console log, is split by rank
+prefix, while per-node files whose lines carry rank prefixes stay one node each (the rank
+is a process of the file's node). A label is right when every line it lists exists on that
+node and matches the event's text modulo variable fields and a launcher prefix, and when no
+other line of the case matches an event's text: an event type is listed completely or not
+at all. A pasted excerpt may be hard-wrapped at a terminal's width: a line as long as the
+file's longest continues on the next, and the event is its first physical line.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pydantic import ValidationError
 from agent.schema import Label
 
 _LOG_SUFFIXES = (".log", ".txt", ".out")
-_PREFIX = re.compile(r"^(?:\[(?:default|rank)(\d+)\]:|(\d+): )")
+_PREFIX = re.compile(r"^(?:\[(?:default|rank)(\d+)\]:| {0,4}(\d+): )")
 _GLOG = re.compile(r"\[[IWEF]\d{4} ")
 # Any token with a digit is a variable field (numbers, IPs, hex, hostnames, paths with ids).
 _VAR = re.compile(r"[^\s\[\](){}<>,;='\"|]*\d[^\s\[\](){}<>,;='\"|]*")
@@ -77,20 +80,36 @@ def _is_console(lines: list[str]) -> bool:
     return len(ranks) >= 2 and hits >= 0.2 * len(sample)
 
 
-def iter_job(logs: Path) -> Iterator[tuple[str, int, str]]:
-    """(node, 1-based line number, text without launcher prefix) for every line of a job."""
-    for name, path in log_files(logs).items():
+_WRAP_MAX_PARTS = 12
+
+
+def _strip(text: str) -> str:
+    """A line without its launcher rank prefix (a prefix is never part of the message)."""
+    return _PREFIX.sub("", text, count=1)
+
+
+def iter_job(logs: Path) -> Iterator[tuple[str, int, str, str | None]]:
+    """(node, 1-based line number, text, text joined with its wrapped continuation or None)
+    for every line of a job; a console's virtual nodes get their lines without the prefix."""
+    files = log_files(logs)
+    for name, path in files.items():
         lines = read_lines(path)
-        if _is_console(lines):
-            for n, ln in enumerate(lines, start=1):
-                m = _PREFIX.match(ln)
-                if m:
-                    yield f"rank{m.group(1) or m.group(2)}", n, ln[m.end():]
-                else:
-                    yield name, n, ln
-        else:
-            for n, ln in enumerate(lines, start=1):
-                yield name, n, ln
+        split = len(files) == 1 and _is_console(lines)
+        width = max(map(len, lines), default=0)
+        for i, ln in enumerate(lines):
+            joined = None
+            if width and len(ln) == width and i + 1 < len(lines):  # maybe a hard-wrapped line: join it
+                parts = [ln]
+                for nxt in lines[i + 1 : i + _WRAP_MAX_PARTS]:
+                    parts.append(nxt)
+                    if len(nxt) != width:
+                        break
+                joined = "".join(parts)
+            m = _PREFIX.match(ln) if split else None
+            if m:
+                yield f"rank{m.group(1) or m.group(2)}", i + 1, ln[m.end():], joined
+            else:
+                yield name, i + 1, ln, joined
 
 
 def _needle(masked: str) -> str:
@@ -109,7 +128,7 @@ def check_case(case_dir: Path) -> list[str]:
     listed: dict[tuple[str, int], str] = {}
     wanted: dict[str, tuple[str, str]] = {}  # event id -> (masked text, needle)
     for ev in label.fault_events:
-        text = _PREFIX.sub("", ev.text, count=1)
+        text = _strip(ev.text)
         wanted[ev.id] = (mask(text), _needle(mask(text)))
         if not ev.lines or not any(ev.lines.values()):
             problems.append(f"{where}: event {ev.id} lists no lines")
@@ -118,23 +137,31 @@ def check_case(case_dir: Path) -> list[str]:
                 listed[(node, n)] = ev.id
     seen_nodes: set[str] = set()
     found: set[tuple[str, int]] = set()
-    for node, n, text in iter_job(case_dir / "logs"):
+    unseen_hosts = set(label.hosts)
+    lines = 0
+    for node, n, raw, joined in iter_job(case_dir / "logs"):
+        lines += 1
         seen_nodes.add(node)
+        unseen_hosts = {h for h in unseen_hosts if h not in raw}
+        texts = [mask(_strip(t)) for t in (raw, joined) if t is not None]
         eid = listed.get((node, n))
         if eid is not None:
             found.add((node, n))
-            if mask(text) != wanted[eid][0]:
-                problems.append(f"{where}: {node}:{n} does not match event {eid}: {text[:120]!r}")
+            if wanted[eid][0] not in texts:
+                problems.append(f"{where}: {node}:{n} does not match event {eid}: {raw[:120]!r}")
             continue
         for other, (masked, needle) in wanted.items():
-            if needle in text and mask(text) == masked:
+            if any(needle in t for t in (raw, joined) if t) and masked in texts:
                 problems.append(f"{where}: {node}:{n} matches event {other} but is not listed")
     for node, n in sorted(set(listed) - found):
         problems.append(f"{where}: event {listed[(node, n)]} lists {node}:{n}, which does not exist")
     for node in label.faulty_nodes:
         if node not in seen_nodes:
             problems.append(f"{where}: faulty node {node} is not a node of the job")
-    if label.stage in ("training", "checkpoint") and not label.iterations:
+    for host in sorted(unseen_hosts):
+        problems.append(f"{where}: host {host!r} does not occur in the logs")
+    pasted = len(log_files(case_dir / "logs")) == 1 and lines < 200  # an excerpt need not show the iteration
+    if label.stage in ("training", "checkpoint") and not label.iterations and not pasted:
         problems.append(f"{where}: a {label.stage}-stage fault without iterations")
     if label.stage not in ("training", "checkpoint") and label.iterations:
         problems.append(f"{where}: iterations given for a {label.stage}-stage fault")
@@ -167,9 +194,10 @@ def summary(dataset: Path) -> dict[str, object]:
         if (dataset / "normal").is_dir() else cases
     for job in jobs:
         per: Counter[str] = Counter()
-        for name, path in log_files(job / "logs").items():
+        files = log_files(job / "logs")
+        for name, path in files.items():
             lines = read_lines(path)
-            if _is_console(lines):
+            if len(files) == 1 and _is_console(lines):
                 for ln in lines:
                     m = _PREFIX.match(ln)
                     per[f"rank{m.group(1) or m.group(2)}" if m else name] += 1
@@ -183,11 +211,14 @@ def summary(dataset: Path) -> dict[str, object]:
     def mmm(xs: list[int]) -> dict[str, float]:
         return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)} if xs else {}
 
+    manifest = dataset / "synth.json"  # the generator names each case's layout there
+    layouts = json.loads(manifest.read_text(encoding="utf-8")).get("layouts", {}) if manifest.is_file() else {}
     return {
         "cases": len(cases),
         "normal_jobs": len(jobs) - len(cases),
         "settings": len(settings),
         **{k: dict(sorted(c.items())) for k, c in counts.items()},
+        **({"layout": dict(sorted(Counter(layouts.values()).items()))} if layouts else {}),
         "cases_with_normal_jobs": with_normal,
         "cases_without_normal_jobs": without_normal,
         "nodes_per_case": mmm(nodes_per_case),

@@ -31,6 +31,10 @@ READINGS = [
      ["10.148.3.247:56821", "NCCL_SOCKET_IFNAME"]),
     ("pool0-00008:1391870:1393239 [7] init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA device e4000",
      ["Ranks 7 and 15", "e4000", "CUDA_VISIBLE_DEVICES"]),
+    ("172.17.0.2: mchorse@172.17.0.2: Permission denied (publickey,password).", ["172.17.0.2", "passwordless SSH"]),
+    ("pdsh@6dca91c32bfd: 172.17.0.2: ssh exited with exit code 255", ["172.17.0.2", "SSH"]),
+    ("EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 Cannot find bin of op Range, integral key 0/1/|int64/ND/int64/ND/.",
+     ["operator Range", "kernels (ops) package"]),
     ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB (GPU 0; 79.33 GiB total capacity; "
      "27.16 GiB already allocated; 244.44 MiB free; 31.59 GiB reserved in total by PyTorch)", ["CUDA device 0", "3.91 GiB", "micro-batch"]),
 ]
@@ -158,3 +162,13 @@ def test_a_time_limit_that_ended_a_hang_says_so_and_a_crash_does_not(tmp_path) -
     assert any("logged no progress after iteration 290" in s and "hung" in s for s in hung)
     crashed = job("crashed", "[2024-05-01 12:30:00] RuntimeError: CUDA error: an illegal memory access was encountered")
     assert not any("logged no progress" in s for s in crashed)
+
+
+def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator() -> None:
+    before = ["[W compiler_depend.ts:51] Warning: CAUTION: The operator 'aten::linalg_lstsq.out' is not currently supported "
+              "on the NPU backend and will fall back to run on the CPU. This may have performance implications.",
+              "Traceback (most recent call last):", '  File "temp_1.py", line 4, in <module>']
+    named, _ = evidence_steps("RuntimeError: _copy_from_and_resize now only support copy with same size!", before)
+    assert named and "aten::linalg_lstsq.out" in named[0] and "NPU" in named[0]
+    assert steps_from_message("RuntimeError: Tensors must be contiguous")[0].count(".contiguous()") == 1
+    assert step_from_frames("KeyError: 'x'", ['  File "distributed/_mode_cases/case.py", line 18, in run']) is not None

@@ -1,4 +1,6 @@
-"""The corpus generator: labels point at real lines, checks catch bad labels, output is deterministic."""
+"""The corpus generator: labels point at real lines, checks catch bad labels, output is deterministic,
+the catalogue quotes real lines, and the real layouts (pasted excerpts, restarts, per-node files
+with rank prefixes) are labeled from the bytes written."""
 
 from __future__ import annotations
 
@@ -12,17 +14,28 @@ from pathlib import Path
 import pytest
 
 from agent.schema import SUBCATEGORIES, Label
-from l4synth import FAULTS, check_corpus, corpus_summary, generate_corpus, generate_demo
+from l4synth import FAULTS, check_corpus, corpus, corpus_summary, generate_corpus, generate_demo
+from l4synth.fault_types import NO_REAL_LINE
+from l4synth.restarts import Restarts
+from l4synth.verify import check_case
 
 CASES = 14
-_PREFIX = re.compile(r"^(?:\[(?:default|rank)(\d+)\]:|(\d+): )")
+SEED = 3
+_PREFIX = re.compile(r"^(?:\[(?:default|rank)(\d+)\]:| {0,4}(\d+): )")
+_STAMP = re.compile(r"^\[?\s*(\d{4}-\d\d-\d\d[ T_-]\d\d:\d\d|\d+\.\d{6}\]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d)")
 
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("synth") / "corpus"
-    generate_corpus(out, cases=CASES, seed=3, preset="small", workers=2)
+    generate_corpus(out, cases=CASES, seed=SEED, preset="small", workers=2)
     return out
+
+
+def _tasks(kind: str) -> dict[str, corpus.CaseTask]:
+    """The small corpus' cases whose layout name starts with ``kind``, by case id."""
+    return {t.dir.removeprefix("cases/"): t for t in corpus.plan(CASES, SEED, "small")
+            if t.kind == "case" and t.layout_name.startswith(kind)}
 
 
 def _read(path: Path) -> list[str]:
@@ -38,6 +51,26 @@ def _files(logs: Path) -> list[Path]:
 
 def _strip(line: str) -> str:
     return _PREFIX.sub("", line, count=1)
+
+
+def _logical(lines: list[str], lineno: int) -> str:
+    """A physical line joined with its continuation when a terminal may have wrapped it (a full-width line)."""
+    width = max(map(len, lines))
+    parts = [lines[lineno - 1]]
+    while len(parts[-1]) == width and lineno < len(lines):
+        lineno += 1
+        parts.append(lines[lineno - 1])
+    return "".join(parts)
+
+
+def _readings(logs: Path, node: str, lineno: int) -> set[str]:
+    """A node's line as read, and joined with its continuation when it may be hard-wrapped."""
+    for p in _files(logs):
+        stem = re.sub(r"\.(log|txt|out)(\.gz)?$", "", p.name)
+        if node in (stem, f"{p.parent.name}/{stem}"):
+            lines = _read(p)
+            return {lines[lineno - 1], _logical(lines, lineno)}
+    return {_line_of(logs, node, lineno)}
 
 
 def _line_of(logs: Path, node: str, lineno: int) -> str:
@@ -79,11 +112,13 @@ def test_layout_and_labels(small: Path) -> None:
         label = Label.model_validate(json.loads((case / "label.json").read_text()))
         stacks.add(label.stack)
         assert label.fault_type and label.fault_events
-        assert (label.stage in ("training", "checkpoint")) == bool(label.iterations)
+        pasted = case.name in _tasks("excerpt")
+        assert (label.stage in ("training", "checkpoint")) >= bool(label.iterations)
+        assert (label.stage in ("training", "checkpoint")) == bool(label.iterations) or pasted
         for ev in label.fault_events:
             for node, nums in ev.lines.items():
                 for n in nums:
-                    assert _mask(_line_of(case / "logs", node, n)) == _mask(ev.text), (case.name, node, n)
+                    assert _mask(ev.text) in set(map(_mask, _readings(case / "logs", node, n))), (case.name, node, n)
     assert stacks == {"cuda", "ascend"}
 
 
@@ -129,7 +164,7 @@ def test_check_corpus_catches_a_missing_occurrence(small: Path, tmp_path: Path) 
 
 def test_deterministic(small: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
-    generate_corpus(again, cases=CASES, seed=3, preset="small", workers=1)
+    generate_corpus(again, cases=CASES, seed=SEED, preset="small", workers=1)
     files = sorted(p.relative_to(small) for p in small.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
     for rel in files[:: max(1, len(files) // 25)]:
@@ -178,3 +213,146 @@ def test_the_demo_runs_from_python_in_a_home_of_its_own(tmp_path: Path, monkeypa
     assert demo.analysis.diagnosis.faulty_nodes[0].node in demo.label["faulty_nodes"]
     assert [n[:3] for n in notes] == ["1/3", "2/3", "3/3"]
     assert not (tmp_path / "mine").exists()
+
+
+# ------------------------------------------------------------------ real lines and real layouts
+
+
+def test_catalogue_quotes_real_lines_with_their_sources() -> None:
+    """Every fault type names the public source of its lines; what has no real line is listed by id."""
+    import l4synth
+
+    root = Path(l4synth.__file__).parent
+    text = (root / "faults_hardware.py").read_text() + (root / "faults_software.py").read_text()
+    ids = []
+    for block in text.split("    FaultType(\n")[1:]:
+        m = re.match(r'\s*"([\w-]+)"', block)
+        assert m, block[:80]
+        ids.append(m.group(1))
+        assert "# real:" in block, f"{m.group(1)} names no real source"
+    assert sorted(ids) == sorted(f.id for f in FAULTS)
+    assert set(NO_REAL_LINE) <= set(ids)
+
+
+def _run(dest: Path, setting: object, fault_id: str, seed: str, restarts: Restarts | None = None,
+         hosts: int = 2, lines: int = 900) -> Path:
+    from l4synth.job import Shape
+
+    task = corpus.CaseTask("case", "cases/c0001", setting, fault_id,  # type: ignore[arg-type]
+                           Shape(hosts, lines, 7200.0, max_lines=1900), seed, restarts)
+    corpus.run_task(str(dest), task)
+    return dest / "cases" / "c0001"
+
+
+def _label(case: Path) -> dict:
+    return json.loads((case / "label.json").read_text())
+
+
+def test_excerpts_are_one_short_console_labeled_at_the_pasted_lines(small: Path) -> None:
+    excerpts = _tasks("excerpt")
+    assert excerpts, "the small preset should hold pasted excerpts"
+    for cid in excerpts:
+        case = small / "cases" / cid
+        files = _files(case / "logs")
+        assert [p.name for p in files] == ["console.log"], cid
+        lines = _read(files[0])
+        assert 10 <= len(lines) < 200, (cid, len(lines))
+        label = _label(case)
+        assert {n for ev in label["fault_events"] for n in ev["lines"]} == {"console"}
+        assert set(label["faulty_nodes"]) <= {"console"}
+        assert all(any(h in ln for ln in lines) for h in label["hosts"])
+
+
+def test_an_untimed_excerpt_has_no_timestamps_and_a_wrapped_one_is_labeled_at_its_first_line(tmp_path: Path) -> None:
+    import random
+    from dataclasses import replace
+
+    from l4synth.excerpt import WRAP_WIDTHS
+
+    setting = replace(corpus._setting(random.Random("excerpt-test"), "cuda", "megatron", small=True,
+                                      layout="excerpt"), stamps=False, app_style="bare", launcher_style="bare")
+    wrapped = 0
+    for k in range(10):
+        case = _run(tmp_path / str(k), setting, "xid48-double-bit-ecc", f"excerpt-test:{k}")
+        assert check_case(case) == [], k
+        lines = _read(case / "logs" / "console.log")
+        assert not [ln for ln in lines if _STAMP.match(ln)], k
+        width = max(map(len, lines))
+        if width in WRAP_WIDTHS and sum(len(ln) == width for ln in lines) >= 2:
+            wrapped += 1
+            for ev in _label(case)["fault_events"]:
+                first = ev["lines"]["console"][0]
+                if len(ev["text"]) > width:  # wrapped: its first physical line is labeled, the text is whole
+                    assert len(lines[first - 1]) == width and _logical(lines, first) == ev["text"]
+                else:
+                    assert lines[first - 1] == ev["text"]
+    assert wrapped, "some excerpt should be hard-wrapped at a terminal width"
+
+
+def _first_with(lines: list[str], needle: str, start: int = 0) -> int:
+    """1-based number of the first line at or after ``start`` that holds ``needle``."""
+    return next(i for i, ln in enumerate(lines[start:], start + 1) if needle in ln)
+
+
+def test_a_restarted_job_prints_its_start_up_again_and_labels_the_fault_in_every_attempt(tmp_path: Path) -> None:
+    import random
+
+    setting = corpus._setting(random.Random("restart-test"), "cuda", "megatron", small=True, layout="node")
+    case = _run(tmp_path, setting, "nccl-ib-completion-error", "restart-test:agent", Restarts(2, "agent", True),
+                hosts=4)
+    assert check_case(case) == []
+    files = {re.sub(r"\.(log|txt|out)(\.gz)?$", "", p.name): _read(p) for p in _files(case / "logs")}
+    banners = [sum("-- arguments --" in ln for ln in lines) for lines in files.values()]
+    assert max(banners) == 2, "rank 0 prints its arguments once per attempt"
+    assert sum(any("Worker group FAILED" in ln for ln in lines) for lines in files.values()) == 4
+    label = _label(case)
+    (node,) = label["faulty_nodes"]
+    restart_at = _first_with(files[node], "Worker group FAILED")
+    nums = label["fault_events"][0]["lines"][node]
+    assert min(nums) < restart_at < max(nums), "the fault recurs after the restart and both are labeled"
+    assert sum("ChildFailedError" in ln for ln in files[node]) <= 2, "only the last attempt raises"
+
+
+def test_a_requeued_job_that_fails_only_in_its_last_attempt_labels_only_that_attempt(tmp_path: Path) -> None:
+    import random
+
+    setting = corpus._setting(random.Random("restart-test"), "cuda", "megatron", small=True, layout="node")
+    case = _run(tmp_path, setting, "xid79-fallen-off-bus", "restart-test:requeue", Restarts(2, "requeue", False))
+    assert check_case(case) == []
+    label = _label(case)
+    (node,) = label["faulty_nodes"]
+    lines = _read(next(p for p in _files(case / "logs") if p.name.startswith(node + ".")))
+    second_start = _first_with(lines, "+ hostname:", _first_with(lines, "+ hostname:"))
+    assert _first_with(lines, "Received Signals.SIGTERM") < second_start, "the first attempt was cancelled"
+    assert all(n > second_start for ev in label["fault_events"] for n in ev["lines"][node])
+    assert len(label["iterations"]) == 1
+
+
+def test_per_node_files_carry_rank_prefixes_and_stay_one_node_each(small: Path) -> None:
+    prefixed = _tasks("node_prefixed")
+    assert prefixed, "the small preset should hold per-node files with rank prefixes"
+    for cid, task in prefixed.items():
+        case = small / "cases" / cid
+        stems = {re.sub(r"\.(log|txt|out)(\.gz)?$", "", p.name): p for p in _files(case / "logs")}
+        label = _label(case)
+        assert {n for ev in label["fault_events"] for n in ev["lines"]} <= set(stems), cid
+        assert set(label["faulty_nodes"]) <= set(stems)
+        for path in stems.values():
+            ranks = {int(m.group(1) or m.group(2)) for ln in _read(path) if (m := _PREFIX.match(ln))}
+            assert len(ranks) >= 2, (cid, path.name)
+            if task.setting.console_prefix == "default":  # torchrun --tee numbers a node's local processes
+                assert ranks <= set(range(task.setting.per_host))
+        assert check_case(case) == []
+
+
+def test_a_fault_that_cuts_start_up_short_keeps_each_line_with_its_rank_prefix(tmp_path: Path) -> None:
+    import random
+
+    setting = corpus._setting(random.Random("prefix-test"), "cuda", "megatron", small=True, layout="node_prefixed")
+    case = _run(tmp_path, setting, "tp-pp-not-dividing-world", "prefix-test:init", Restarts(2, "requeue", True))
+    assert check_case(case) == []
+    label = _label(case)
+    for ev in label["fault_events"]:
+        for node, nums in ev["lines"].items():
+            lines = _read(next(p for p in _files(case / "logs") if p.name.startswith(node + ".")))
+            assert all(_PREFIX.match(lines[n - 1]) for n in nums), "a worker's error carries its prefix"

@@ -184,6 +184,19 @@ def is_python_warning(template: str) -> bool:
     return bool(PYTHON_WARNING.search(template))
 
 
+# The class an exception line names, wherever it is named: "torch.OutOfMemoryError: Caught
+# OutOfMemoryError in replica 0 on device 0." and "torch.OutOfMemoryError: CUDA out of memory.
+# Tried to allocate ..." name one (gtseligas/lcn-llama train.err); so do "AssertionError:
+# Caught AssertionError in DataLoader worker process 0." and "AssertionError: SharedMemory
+# objects are None." (kerimoglutolga/open_clip-mixtera output.err).
+_EXCEPTION_CLASS = re.compile(r"^\s*(?:\w+\.)*(?P<cls>\w*(?:Error|Exception))\b:")
+
+
+def exception_class(raw: str) -> str | None:
+    m = _EXCEPTION_CLASS.match(raw)
+    return m.group("cls") if m else None
+
+
 # A line that says a fault happened, whoever prints it and however often healthy runs do:
 # the shipped prior of healthy runs (``agent.prior``) never makes such a line benign, since
 # a healthy run can print a rare error it recovered from. Examples, with their sources:

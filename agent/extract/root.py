@@ -134,7 +134,8 @@ def past_startup_noise(
     version ... below the recommended minimum' at the top of a stderr ending in a CUDA OOM,
     gtseligas/lcn-llama). An error that says how the program carried on ("going to /tmp
     instead") is start-up noise in the same way, timestamps or not."""
-    if _is_fatal_line(root, mined, table) and not lexicon.announces_fallback(root.template):
+    fallback = lexicon.announces_fallback(root.template)
+    if not fallback and (not math.isnan(root.first_ts) or _is_fatal_line(root, mined, table)):
         return root
     source, line = _first_line(root, mined, table)
     later = []
@@ -154,7 +155,9 @@ def underlying_error(
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> EventCandidate:
     """A Python exception is usually the surfacing of the runtime error printed just before
-    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that."""
+    it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that.
+    The runtime prints that error through a logger, with a level; a line without one, or a
+    Python warning, is a print or wrapped text that happened to come first."""
     if not lexicon.is_exception_line(first_sample(mined, table.events[root.tid])):
         return root
     node = table.events[root.tid].first_node()
@@ -164,7 +167,7 @@ def underlying_error(
     for e in eligible:
         stats = table.events[e.tid].per_node.get(node)
         if (e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid]))
-                or lexicon.is_python_warning(e.template)):
+                or lexicon.is_python_warning(e.template) or table.events[e.tid].max_level == NO_LEVEL):
             continue
         # Lines apart in the file, not in the node's stream: a console's other ranks print between.
         lines_apart = int(lineno[mine.first_pos]) - int(lineno[stats.first_pos])
@@ -287,10 +290,18 @@ def _companions(
     root_level = table.events[root.tid].max_level
     root_is_error = root_level >= ERROR_LEVEL or (root_level == NO_LEVEL and lexicon.has_error_words(root.template))
     local_root = len(root.nodes) <= max(1, n_nodes // w.local_node_divisor)
+    root_class = lexicon.exception_class(first_sample(mined, table.events[root.tid]))
     for e in roots_pool:
         if e is root or 1 + len(out) >= MAX_EVENTS:
             continue
         if lexicon.informative_words(e.template) < w.companion_min_words:
+            continue
+        # One exception re-raised around a boundary (DataParallel replica, DataLoader
+        # worker) prints its class twice within a traceback's length: one fault.
+        if root_class and root_class == lexicon.exception_class(first_sample(mined, table.events[e.tid])) and (
+            _lines_apart(root, e, table) <= w.surfacing_lines and e.score >= w.root_min_score
+        ):
+            out.append((e, "the same exception, re-raised"))
             continue
         # A Python exception after an error already reported is that error surfacing in
         # Python; after a warning it is the failure the warning announced.

@@ -11,6 +11,7 @@ on one project's wording; each carries a real line as its example.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_STEPS = 2
@@ -71,6 +72,23 @@ _REFUSED = re.compile(r"Connect to (?P<ip>[\d.]+|\[[\da-f:]+\])<(?P<port>\d+)> f
 #   "pool0-00008:1391870:1393239 [7] init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA
 #    device e4000" (NVIDIA-NeMo/RL#3155)
 _DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<dev>\w+)")
+# PyTorch's collectives take only dense, contiguous tensors.
+#   "RuntimeError: Tensors must be contiguous" (Ascend torch_npu troubleshooting, dist.all_reduce on a strided view)
+_NOT_CONTIGUOUS = re.compile(r"Tensors? must be (?:contiguous|non-overlapping and dense)")
+# An operator the device backend has no kernel for; torch_npu warns and falls back to the CPU.
+#   "[W compiler_depend.ts:51] Warning: CAUTION: The operator 'aten::linalg_lstsq.out' is not currently supported
+#    on the NPU backend and will fall back to run on the CPU." (Ascend torch_npu troubleshooting)
+_UNSUPPORTED_OP = re.compile(r"operator '(?P<op>[\w:.]+)' is not (?:currently )?(?:supported|implemented) (?:on|for) the (?P<dev>\w+)")
+# CANN looks up a precompiled kernel binary per operator and dtype in its ops package.
+#   "EZ9999: Inner Error! ... Cannot find bin of op Range, integral key 0/1/|int64/ND/int64/ND/int64/ND/int64/ND/."
+#   (Ascend torch_npu troubleshooting, torch.arange on the NPU)
+_NO_KERNEL_BIN = re.compile(r"Cannot find bin of op (?P<op>\w+)")
+# sshd's refusal, as the multi-node launchers that start ranks over SSH (pdsh for DeepSpeed
+# and GPT-NeoX, horovodrun, mpirun) pass it on.
+#   "172.17.0.2: mchorse@172.17.0.2: Permission denied (publickey,password)." (EleutherAI/gpt-neox#734)
+#   "pdsh@6dca91c32bfd: 172.17.0.2: ssh exited with exit code 255" (EleutherAI/gpt-neox#734)
+_SSH_DENIED = re.compile(r"(?:(?P<user>[\w.-]+)@(?P<host>[\w.-]+): )?Permission denied \((?:publickey|password|gssapi)[\w,-]*\)"
+                         r"|(?P<host2>[\w.-]+): ssh exited with exit code 255")
 # A Python traceback frame.
 #   'File "/data3/cty/mind_lab/test_mindocr/mindocr/mindocr/data/rec_lmdb_dataset.py", line 68, in __init__'
 #   (mindspore-lab/mindocr#136)
@@ -132,7 +150,7 @@ class Frame:
 
     @property
     def package(self) -> str | None:
-        if not self.path.startswith(("/", ".")) and "\\" not in self.path and "/" in self.path:
+        if not self.path.startswith(("/", ".")) and self.path.endswith((".pyx", ".pxd", ".pxi")) and "/" in self.path:
             return self.path.split("/", 1)[0]  # a compiled (Cython) module names itself by package: "h5py/h5o.pyx"
         m = _LIBRARY_PATH.search(self.path)
         if m is None:
@@ -243,6 +261,22 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
         if status == "404":
             return [f"{_short(url)} does not exist (404): check the model/dataset id and revision the job asks for."]
         return [f"{host} answered {status} for {_short(url)}: retry later or use a local copy of what it serves."]
+    if m := _UNSUPPORTED_OP.search(text):
+        return [f"The {m['dev']} backend has no kernel for {m['op']}: replace that call with an operation the backend "
+                "supports, or move its inputs to the CPU explicitly and the result back."]
+    if m := _NO_KERNEL_BIN.search(text):
+        return [f"CANN has no compiled kernel for operator {m['op']} with these input types: install the CANN kernels "
+                "(ops) package that matches the toolkit version and the chip, or call the operator with a dtype its "
+                "binaries cover."]
+    if _NOT_CONTIGUOUS.search(text):
+        return ["The collective was given a non-contiguous tensor (a slice, transpose or expand view): call "
+                ".contiguous() on it before the call the traceback names."]
+    if m := _SSH_DENIED.search(text):
+        host = m["host"] or m["host2"]
+        target = f" to {host}" if host else ""
+        return [f"The launcher's SSH login{target} was refused: set up key-based, passwordless SSH for the launch user "
+                "from the launching node to every worker (the port and user the workers' sshd accepts), test it with "
+                "`ssh HOST true`, or launch with something that needs no SSH (torchrun on each node, srun)."]
     if m := _MISSED_BARRIER.search(text):
         return [f"Rank {m['rank']} never reached the barrier the other ranks waited at: read rank {m['rank']}'s own last "
                 "lines and dump its stack (py-spy dump) to see where it stalled or which code path skipped the barrier."]
@@ -281,12 +315,16 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
 
 
 def evidence_steps(
-    root_text: str, before: list[str], companions: list[str] = (), stage: str = "unknown"
+    root_text: str, before: list[str], companions: Sequence[str] = (), stage: str = "unknown", after: Sequence[str] = ()
 ) -> tuple[list[str], str | None]:
     """Steps naming what the failing message names (the root's, else a companion's, at most
     ``MAX_STEPS``), and where its traceback says the exception was raised."""
-    for text in (root_text, *companions):
+    for text in (root_text, *companions, *after):
         steps = steps_from_message(text, stage)
         if steps:
             return steps[:MAX_STEPS], step_from_frames(root_text, before)
+    # A backend's fallback warning above the traceback names the operator the error is about.
+    unsupported = [m for line in before if (m := _UNSUPPORTED_OP.search(line))]
+    if unsupported:
+        return steps_from_message(unsupported[-1].string, stage), step_from_frames(root_text, before)
     return [], step_from_frames(root_text, before)

@@ -85,7 +85,7 @@ class OfflineReasoner:
         doc = evidence.docs.get(choice.doc_id) if choice.doc_id else None
         d.root_cause = _root_cause(evidence, d, doc.title if doc else None, choice.why)
         companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
-        named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage)
+        named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage, evidence.root_after)
         hints = [f"The message's own hint: {h}" for h in message_hints([_root_text(d), *evidence.root_after])]
         named = [*hints, *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
@@ -152,7 +152,7 @@ class OfflineReasoner:
         if doc_id is None:
             return rule
         title = evidence.docs[doc_id].title if doc_id in evidence.docs else doc_id
-        return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"is closest to '{title}'")
+        return _Choice(category, subcategory, doc_id, min(0.6, 0.5 * weight), f"resembles '{title}' in wording (no signature of it matched)")
 
 
 # Retrieval ranks (RRF), so its nearest doc looks near even when it shares one common word
