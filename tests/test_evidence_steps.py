@@ -172,3 +172,12 @@ def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator()
     assert named and "aten::linalg_lstsq.out" in named[0] and "NPU" in named[0]
     assert steps_from_message("RuntimeError: Tensors must be contiguous")[0].count(".contiguous()") == 1
     assert step_from_frames("KeyError: 'x'", ['  File "distributed/_mode_cases/case.py", line 18, in run']) is not None
+
+
+def test_a_dist_packages_frame_belongs_to_its_package() -> None:
+    frames_ = ['  File "/usr/local/lib/python3.10/dist-packages/torch/nn/modules/module.py", line 1501, in _call_impl']
+    step = step_from_frames("TypeError: forward() got an unexpected keyword argument 'labels'", frames_)
+    assert step is not None and "inside torch" in step
+    flash = ("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+             "undefined symbol: _ZN3c104cuda9SetDeviceEi")
+    assert "(flash_attn_2_cuda) expects PyTorch" in steps_from_message(flash)[0]

@@ -94,7 +94,7 @@ _SSH_DENIED = re.compile(r"(?:(?P<user>[\w.-]+)@(?P<host>[\w.-]+): )?Permission 
 #   (mindspore-lab/mindocr#136)
 _FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>[\w<>.]+)')
 # Where installed packages and the interpreter live: frames there are library code.
-_LIBRARY_PATH = re.compile(r"/(?:site|dist)-packages/(?P<pkg>[\w.-]+)|/lib/python3\.\d+/(?!site-packages)")
+_LIBRARY_PATH = re.compile(r"/(?:site|dist)-packages/(?P<pkg>[\w.-]+)|/lib/python3\.\d+/(?!site-packages|dist-packages)")
 # Python's own exception types: raised where the code misused a value, so the frame matters.
 _PYTHON_EXCEPTION = re.compile(
     r"\b(?P<exc>KeyError|TypeError|AttributeError|ValueError|IndexError|NameError|AssertionError|"
@@ -228,10 +228,16 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
     if m := _UNDEFINED_SYMBOL.search(text):
         lib, sym = m["lib"], m["sym"]
         owner = _package(lib) or lib.rsplit("/", 1)[-1]
-        linked = "NCCL" if sym.startswith("nccl") else "PyTorch (C++ ABI)" if sym.startswith("_ZN3c10") or "at6" in sym[:12] else "a library it links"
-        return [f"The compiled library {lib.rsplit('/', 1)[-1]} ({owner}) expects {linked} to export '{_short(sym, 40)}', "
-                f"which the loaded one lacks: reinstall {owner} built for the installed versions, and make sure no other "
-                "copy of that library shadows it on LD_LIBRARY_PATH (`ldd` on the .so shows which one loads)."]
+        linked = "NCCL" if sym.startswith("nccl") else "PyTorch" if sym.startswith("_ZN3c10") or sym.startswith("_ZN2at") else None
+        name = lib.rsplit("/", 1)[-1]
+        if linked is None:
+            return [f"The compiled library {name} ({owner}) needs '{_short(sym, 40)}', which no loaded library exports: "
+                    f"reinstall {owner} built for the installed versions of what it links (`ldd` on the .so shows "
+                    "which copies load)."]
+        return [f"The compiled library {name} ({owner}) expects {linked} to export '{_short(sym, 40)}', which the copy "
+                f"loaded lacks: install the {linked} version {owner} was built against (or {owner} built for the "
+                f"installed {linked}), and make sure no older copy of {linked} shadows it on LD_LIBRARY_PATH "
+                "(`ldd` on the .so shows which one loads)."]
     if m := _NO_SPACE.search(text):
         path = m.group("path") if m.lastindex else None
         where = f" ('{path}')" if path else ""
