@@ -31,7 +31,8 @@ class RootLines:
 
 
 def read_root_lines(mined: MinedJob, diagnosis: Diagnosis) -> RootLines:
-    """The log's own advice after the first two events and the lines before the root."""
+    """The log's own advice after the first two events, and the root node's lines just
+    before and after the root's first occurrence (one read of each file, up to the window)."""
     wanted: dict[str, set[int]] = {}
     for event in diagnosis.events[:2]:
         for occ in event.occurrences[:3]:

@@ -134,11 +134,11 @@ def message_hints(lines: list[str]) -> list[str]:
     """The remedies the error message itself spells out (its own 'You can ...', 'Please ...')."""
     hints: list[str] = []
     # A long message arrives wrapped over several lines: read them as one text.
-    for text in [" ".join(line.strip() for line in lines)]:
-        for m in _HINT.finditer(text):
-            hint = re.sub(r"(?i)^hint:\s*", "", m["hint"].strip().rstrip(","))
-            if not _BOILERPLATE_HINT.search(hint) and hint not in hints:
-                hints.append(hint[0].upper() + hint[1:] + ".")
+    text = " ".join(line.strip() for line in lines)
+    for m in _HINT.finditer(text):
+        hint = re.sub(r"(?i)^hint:\s*", "", m["hint"].strip().rstrip(","))
+        if not _BOILERPLATE_HINT.search(hint) and hint not in hints:
+            hints.append(hint[0].upper() + hint[1:] + ".")
     return hints[:MAX_HINTS]
 
 
@@ -152,10 +152,9 @@ class Frame:
     def package(self) -> str | None:
         if not self.path.startswith(("/", ".")) and self.path.endswith((".pyx", ".pxd", ".pxi")) and "/" in self.path:
             return self.path.split("/", 1)[0]  # a compiled (Cython) module names itself by package: "h5py/h5o.pyx"
-        m = _LIBRARY_PATH.search(self.path)
-        if m is None:
+        if _LIBRARY_PATH.search(self.path) is None:
             return None
-        return (m.group("pkg") or "the Python standard library").split(".")[0]
+        return _package(self.path) or "the Python standard library"
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line} ({self.func})"
@@ -325,12 +324,13 @@ def evidence_steps(
 ) -> tuple[list[str], str | None]:
     """Steps naming what the failing message names (the root's, else a companion's, at most
     ``MAX_STEPS``), and where its traceback says the exception was raised."""
+    frame = step_from_frames(root_text, before)
     for text in (root_text, *companions, *after):
         steps = steps_from_message(text, stage)
         if steps:
-            return steps[:MAX_STEPS], step_from_frames(root_text, before)
+            return steps[:MAX_STEPS], frame
     # A backend's fallback warning above the traceback names the operator the error is about.
     unsupported = [m for line in before if (m := _UNSUPPORTED_OP.search(line))]
     if unsupported:
-        return steps_from_message(unsupported[-1].string, stage), step_from_frames(root_text, before)
-    return [], step_from_frames(root_text, before)
+        return steps_from_message(unsupported[-1].string, stage), frame
+    return [], frame

@@ -85,8 +85,9 @@ class OfflineReasoner:
         doc = evidence.docs.get(choice.doc_id) if choice.doc_id else None
         d.root_cause = _root_cause(evidence, d, doc.title if doc else None, choice.why)
         companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
-        named, frame = evidence_steps(_root_text(d), evidence.root_before, companions, d.stage, evidence.root_after)
-        hints = [f"The message's own hint: {h}" for h in message_hints([_root_text(d), *evidence.root_after])]
+        root_text = _root_text(d)
+        named, frame = evidence_steps(root_text, evidence.root_before, companions, d.stage, evidence.root_after)
+        hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
         named = [*hints, *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
             steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
