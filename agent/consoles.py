@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 CONSOLE_SNIFF_LINES = 2000
@@ -68,6 +69,34 @@ def tail_bracketed_ranks(path: Path) -> set[str]:
         if m:
             ranks.add(next(g for g in m.groups() if g is not None))
     return ranks
+
+
+def head_ranks(lines: Iterable[str], fmt: ConsoleFormat) -> set[str]:
+    """The ranks a console file's first lines name."""
+    ranks: set[str] = set()
+    for n, line in enumerate(lines):
+        m = fmt.pattern.match(line) or BRACKETED_PREFIX.match(line)
+        if m:
+            ranks.add(next(g for g in m.groups() if g is not None))
+        if n >= CONSOLE_SNIFF_LINES:
+            break
+    return ranks
+
+
+def files_are_nodes(spans: list[tuple[float, float] | None], rank_sets: list[set[str]]) -> bool:
+    """Whether several rank-prefixed files of one job are one node each rather than restarts.
+
+    Per-node files (torchrun --tee or srun -l writing one file per host) are written at the
+    same time, or hold disjoint global ranks; a restarted job's consoles (slurm-101.out, then
+    slurm-117.out) follow one another and each holds the whole job's ranks. Unknown: restarts,
+    which splits as before.
+    """
+    known = sorted(s for s in spans if s is not None)
+    if len(known) >= 2:
+        overlapping = sum(1 for a, b in pairwise(known) if b[0] < a[1])
+        return overlapping * 2 > len(known) - 1
+    named = [r for r in rank_sets if r]
+    return len(named) >= 2 and all(not (a & b) for i, a in enumerate(named) for b in named[i + 1 :])
 
 
 def _one_task_srun(fmt: ConsoleFormat, ranks: Counter[str], total: int) -> bool:

@@ -27,10 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from .ingest import (
-    _TS_GLOG,
-    _TS_ISO,
-    _TS_SCAN_CHARS,
-    _TS_SYSLOG,
     MAX_LINE_CHARS,
     SourceFile,
     _encoding,
@@ -39,6 +35,7 @@ from .ingest import (
     read_lines,
 )
 from .scan import _ITER_VALUE, _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan, scan_lines
+from .timestamps import _TS_GLOG, _TS_ISO, _TS_SCAN_CHARS, _TS_SYSLOG
 
 CHUNK_BYTES = 8 << 20  # per read: large enough that numpy's per-call overhead vanishes
 MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # a longer line is surely clipped by ingest: not modelled here
@@ -234,7 +231,7 @@ def _fraction(buf: np.ndarray, starts: np.ndarray, at: int, width: int) -> np.nd
 
 
 class _Clock:
-    """The year state of ``ingest._Clock`` for yearless timestamps (glog, syslog without a year):
+    """The year state of ``timestamps.Clock`` for yearless timestamps (glog, syslog without a year):
     the year of the ISO lines seen before, else the job's. The per-line clock takes the year
     of the last ISO line *missing its cache*; with one ISO year per file that is simply the
     year, with several it depends on the cache's history, so such a file goes per-line."""

@@ -14,7 +14,6 @@ Each of these adds a one-line warning to the ``Job`` so no data loss is silent.
 from __future__ import annotations
 
 import bz2
-import calendar
 import gzip
 import io
 import lzma
@@ -26,9 +25,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .consoles import BRACKETED_PREFIX, CONSOLE_FORMATS, ConsoleFormat, detect_console, tail_bracketed_ranks
+from .consoles import (
+    BRACKETED_PREFIX,
+    CONSOLE_FORMATS,
+    CONSOLE_SNIFF_LINES,
+    TAIL_SNIFF_BYTES,
+    ConsoleFormat,
+    detect_console,
+    files_are_nodes,
+    head_ranks,
+    tail_bracketed_ranks,
+)
 from .errors import InputError
 from .records import LogLine
+from .timestamps import _TS_GLOG, _TS_ISO, Clock
 
 LOG_SUFFIXES = (".log", ".txt", ".out")
 # Rotated logs are compressed; which decompressor reads a file is decided by its first bytes,
@@ -39,21 +49,6 @@ _MAGIC_SUFFIX = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"}
 MAX_LINE_CHARS = 16_384  # longer lines are clipped: a 10 MB line is data loss either way, keep the head
 SNIFF_BYTES = 8192
 YEAR_SNIFF_BYTES = 256 * 1024  # dated lines may start after a long undated preamble
-
-# --- timestamps --------------------------------------------------------------------------
-
-_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
-# ISO / python logging / CANN plog ("2024-05-12-10:45:12.123.456"): date, then time.
-_TS_ISO = re.compile(
-    r"(\d{4})[-/](\d{2})[-/](\d{2})[T \-_](\d{2}):(\d{2}):(\d{2})(?:[.,:](\d{1,6}))?(?:\.\d{3})?(Z|[+-]\d{2}:?\d{2})?"
-)
-# syslog "May 12 10:31:02" and dmesg -T "[Mon May 12 10:31:02 2024]".
-_TS_SYSLOG = re.compile(
-    r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?: (\d{4}))?"
-)
-# glog "I0512 10:31:02.123456": level letter, month, day.
-_TS_GLOG = re.compile(r"^([DIWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,6})")
-_TS_SCAN_CHARS = 96  # timestamps sit at the head of a line; scanning further only finds false ones
 
 # --- levels ------------------------------------------------------------------------------
 
@@ -78,6 +73,7 @@ class SourceFile:
     path: Path
     node: str  # the file's node name (unprefixed console lines belong to it)
     console: ConsoleFormat | None = None
+    ranks_are_nodes: bool = True  # False in a per-node file: its rank prefixes are processes of the file's node
     year: int = 1970  # for yearless timestamps (syslog, glog): the year the job's dated lines show
 
 
@@ -235,6 +231,42 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
 
 
 
+def _head_ranks(source: SourceFile) -> set[str]:
+    assert source.console is not None
+    try:
+        with _open_text(source.path) as fh:
+            return head_ranks(fh, source.console)
+    except (EOFError, OSError, zlib.error, lzma.LZMAError):
+        return set()
+
+
+def _file_span(source: SourceFile) -> tuple[float, float] | None:
+    """When a plain file was written: its first and last timestamps (head and tail), or None."""
+    if compression_of(source.path) is not None:
+        return None  # the tail of a compressed file costs a full read
+    clock = Clock(source.year)
+    first = last = None
+    try:
+        with _open_text(source.path) as fh:
+            for n, line in enumerate(fh):
+                first = clock.parse(_unprefixed(line, source.console))
+                if first is not None or n >= CONSOLE_SNIFF_LINES:
+                    break
+        with source.path.open("rb") as raw:
+            raw.seek(max(0, source.path.stat().st_size - TAIL_SNIFF_BYTES))
+            for line in raw.read().decode("utf-8", "replace").split("\n"):
+                ts = clock.parse(_unprefixed(line, source.console))
+                last = ts if ts is not None else last
+    except (EOFError, OSError, zlib.error, lzma.LZMAError):
+        return None
+    return (first, last) if first is not None and last is not None else None
+
+
+def _unprefixed(line: str, console: ConsoleFormat | None) -> str:
+    m = (console.pattern.match(line) if console else None) or BRACKETED_PREFIX.match(line)
+    return line[m.end() :] if m else line
+
+
 def _walk(root: Path, warnings: list[str]) -> Iterator[Path]:
     """Every file below ``root``, following directory links once each (node folders are often
     links into shared storage), iteratively (no recursion limit on deep trees)."""
@@ -312,65 +344,10 @@ def open_job(job: Path | str) -> Job:
     if years:
         year = years.most_common(1)[0][0]
         sources = [replace(s, year=year) for s in sources]
+    prefixed = [s for s in sources if s.console is not None]
+    if len(prefixed) >= 2 and files_are_nodes([_file_span(s) for s in prefixed], [_head_ranks(s) for s in prefixed]):
+        sources = [replace(s, ranks_are_nodes=False) if s.console is not None else s for s in sources]
     return Job(root=root, sources=sources, warnings=warnings)
-
-
-class _Clock:
-    """Turns the timestamp at the head of a line into POSIX seconds, caching per day."""
-
-    __slots__ = ("_days", "_seconds", "year")
-
-    def __init__(self, year: int = 1970) -> None:
-        self._days: dict[tuple[int, int, int], int] = {}
-        self._seconds: dict[str, int] = {}
-        self.year = year  # syslog and glog omit the year: borrow the last one seen
-
-    def _day(self, y: int, mo: int, d: int) -> int:
-        key = (y, mo, d)
-        base = self._days.get(key)
-        if base is None:
-            base = calendar.timegm((y, mo, d, 0, 0, 0, 0, 0, 0))
-            self._days[key] = base
-        return base
-
-    def parse(self, text: str) -> float | None:
-        head = text[:_TS_SCAN_CHARS]
-        try:
-            m = _TS_ISO.search(head)
-            if m:
-                # Most lines of a second share its date-time prefix: convert it once.
-                start = m.start()
-                prefix = head[start : start + 19]
-                secs = self._seconds.get(prefix)
-                if secs is None:
-                    y = int(m.group(1))
-                    self.year = y
-                    secs = self._day(y, int(m.group(2)), int(m.group(3)))
-                    secs += int(m.group(4)) * 3600 + int(m.group(5)) * 60 + int(m.group(6))
-                    if len(self._seconds) > 100_000:
-                        self._seconds.clear()
-                    self._seconds[prefix] = secs
-                frac, tz = m.group(7, 8)
-                if tz and tz != "Z":
-                    sign = 1 if tz[0] == "+" else -1
-                    digits = tz[1:].replace(":", "")
-                    secs -= sign * (int(digits[:2]) * 3600 + int(digits[2:4]) * 60)
-                return secs + (int(frac) / 10 ** len(frac) if frac else 0.0)
-            m = _TS_GLOG.match(head)
-            if m:
-                secs = self._day(self.year, int(m.group(2)), int(m.group(3)))
-                secs += int(m.group(4)) * 3600 + int(m.group(5)) * 60 + int(m.group(6))
-                return secs + int(m.group(7)) / 10 ** len(m.group(7))
-            m = _TS_SYSLOG.search(head)
-            if m:
-                year = int(m.group(7)) if m.group(7) else self.year
-                secs = self._day(year, _MONTHS[m.group(1)], int(m.group(2)))
-                secs += int(m.group(3)) * 3600 + int(m.group(4)) * 60 + int(m.group(5))
-                frac = m.group(6)
-                return secs + (int(frac) / 10 ** len(frac) if frac else 0.0)
-        except (ValueError, OverflowError):  # e.g. month 13: not a timestamp after all
-            return None
-        return None
 
 
 def parse_level(text: str) -> str | None:
@@ -384,10 +361,6 @@ def parse_level(text: str) -> str | None:
         return None
     return _LEVEL_NAMES[(m.group(1) or m.group(2)).upper()]
 
-
-def parse_timestamp(text: str) -> float | None:
-    """POSIX seconds of the timestamp at the head of a line (for callers outside a stream)."""
-    return _Clock().parse(text)
 
 
 def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, int, str]]:
@@ -418,7 +391,8 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                     m = console.pattern.match(text) or BRACKETED_PREFIX.match(text)
                     if m:
                         prefix = next(g for g in m.groups() if g is not None)
-                        node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
+                        if source.ranks_are_nodes:
+                            node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
                         text = text[m.end() :]
                 yield node, lineno, text
     except (EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError) as exc:
@@ -435,12 +409,12 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
 
 def read_lines(source: SourceFile, warnings: list[str]) -> Iterator[LogLine]:
     """Stream ``LogLine`` records of one file, splitting console prefixes into nodes."""
-    clocks: dict[str, _Clock] = {}
+    clocks: dict[str, Clock] = {}
     last_ts: float | None = None
     for node, lineno, text in read_texts(source, warnings):
         clock = clocks.get(node)
         if clock is None:
-            clock = clocks[node] = _Clock(source.year)
+            clock = clocks[node] = Clock(source.year)
         ts = clock.parse(text)
         stamped = ts is not None
         # A console's ranks write one file in order: an unstamped line happened after

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.errors import InputError
-from agent.ingest import node_name_for, open_job, parse_level, parse_timestamp
+from agent.ingest import node_name_for, open_job, parse_level
+from agent.timestamps import parse_timestamp
 
 
 def _lines(job_path: Path) -> tuple[list, list[str]]:
@@ -237,3 +238,40 @@ def test_srun_with_one_task_is_still_a_console(tmp_path: Path) -> None:
     # A few numbered lines in ordinary text are not a console.
     (tmp_path / "output.err.log").write_text("\n".join(["intro"] * 40 + [f"0: item {i}" for i in range(5)]) + "\n")
     assert {line.node for line in _lines(tmp_path)[0]} == {"output.err"}
+
+
+def _node_files(tmp_path: Path, start_minutes: tuple[int, int], ranks: tuple[range, range]) -> None:
+    """Two files whose worker lines carry torchrun's [defaultN]: prefixes, each written over ten minutes."""
+    for name, start, rs in zip(("gpu-node-1", "gpu-node-2"), start_minutes, ranks, strict=True):
+        rows = [f"[default{r}]:2024-05-12 11:{start + i:02d}:00 INFO iteration {i}" for i in range(10) for r in rs]
+        (tmp_path / f"{name}.log").write_text("\n".join(rows) + "\n")
+
+
+def test_per_node_files_with_rank_prefixes_stay_one_node_each(tmp_path: Path) -> None:
+    # CONTRACTS: a node's file written by torchrun --tee with [default0]:...[default7]: for its
+    # local processes is that node. Both files run at the same time: they are nodes, not restarts.
+    _node_files(tmp_path, (0, 1), (range(4), range(4)))
+    lines, _ = _lines(tmp_path)
+    assert {line.node for line in lines} == {"gpu-node-1", "gpu-node-2"}
+    assert lines[0].text == "2024-05-12 11:00:00 INFO iteration 0"  # the prefix is still stripped
+
+
+def test_restart_consoles_holding_the_same_ranks_are_still_split(tmp_path: Path) -> None:
+    # slurm-101.out then slurm-117.out: the second starts after the first ended.
+    _node_files(tmp_path, (0, 30), (range(4), range(4)))
+    assert {line.node for line in _lines(tmp_path)[0]} == {f"rank{r}" for r in range(4)}  # mining adds the file
+
+
+def test_untimed_per_node_files_holding_disjoint_global_ranks_are_nodes(tmp_path: Path) -> None:
+    for name, rs in (("node-a1", range(4)), ("node-a2", range(4, 8))):
+        rows = [f"[rank{r}]: step {i} loss 2.5" for i in range(10) for r in rs]
+        (tmp_path / f"{name}.log").write_text("\n".join(rows) + "\n")
+    assert {line.node for line in _lines(tmp_path)[0]} == {"node-a1", "node-a2"}
+
+
+def test_files_are_nodes_decides_from_overlap_first() -> None:
+    from agent.consoles import files_are_nodes
+
+    assert files_are_nodes([(0, 100), (5, 90), (3, 120)], [{"0"}, {"0"}, {"0"}])
+    assert not files_are_nodes([(0, 100), (200, 300)], [{"0"}, {"1"}])  # sequential wins over disjoint ranks
+    assert not files_are_nodes([None, None], [{"0", "1"}, {"0", "1"}])  # unknown: split as restarts

@@ -31,9 +31,9 @@ class Layout:
     nodes: int  # what CONTRACTS implies
 
 
-def _line(draw: st.DrawFn, i: int) -> str:
+def _line(draw: st.DrawFn, i: int, hour: int = 10) -> str:
     words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
-    stamp = f"2024-05-12 10:{i // 60 % 60:02d}:{i % 60:02d} " if draw(st.booleans()) else "t "
+    stamp = f"2024-05-12 {hour}:{i // 60 % 60:02d}:{i % 60:02d} " if draw(st.booleans()) else "t "
     return stamp + " ".join(words) + f" {i}"
 
 
@@ -73,7 +73,8 @@ def layouts(draw: st.DrawFn) -> Layout:
         for i in range(3 * draw(st.integers(3, 8)) if style == "mixed" else draw(st.integers(3, 25))):
             for r in range(ranks):
                 prefix = PREFIXES[i % 3 if style == "mixed" else draw(st.integers(0, 1))]
-                lines.append(prefix.format(r) + _garble(draw, _line(draw, i)))
+                # Each launch starts after the last one ended: restarts, not per-node files.
+                lines.append(prefix.format(r) + _garble(draw, _line(draw, i, hour=11 + 2 * c)))
         suffix, data = _encode(draw, "\n".join(lines) + "\n")
         files[f"slurm-{c}.out{suffix}"] = data
         nodes += ranks + header
