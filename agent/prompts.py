@@ -237,6 +237,23 @@ def nodes_text(diagnosis: Diagnosis, all_nodes: Sequence[str], redactor: Redacto
     return "\n".join(out)
 
 
+CONTEXT_LINES_SHOWN = 15  # a traceback's innermost frames and the message's rest; more is noise in a prompt
+
+
+def context_text(
+    root: str, before: Sequence[str], after: Sequence[str], advice: Sequence[str], redactor: Redactor | None
+) -> str:
+    """The root event's neighbours in its file (the traceback above, the message's rest below)
+    and the fix the log itself prints: what the templates alone lost."""
+    if not root:
+        return "(no root event)"
+    out = [f"  | {clean_line(t, redactor, 300)}" for t in list(before)[-CONTEXT_LINES_SHOWN:]]
+    out.append(f"> | {clean_line(root, redactor, 300)}")
+    out += [f"  | {clean_line(t, redactor, 300)}" for t in after]
+    out += [f"the log's own advice: {clean_line(a, redactor, 300)}" for a in advice]
+    return "\n".join(out)
+
+
 def library_text(library: Sequence[LibraryMatch], redactor: Redactor | None, max_matches: int = 5) -> str:
     """Fault-library matches on the events, best first."""
     if not library:
@@ -341,6 +358,7 @@ def chat_variables(
     docs: Mapping[str, KnowledgeDoc] | None = None,
     extraction: Extraction | None = None,
     library: Sequence[LibraryMatch] = (),
+    context: str = "(not read)",
 ) -> dict[str, str]:
     """Exactly the variables of ``chat.md`` for a finished diagnosis.
 
@@ -370,6 +388,7 @@ def chat_variables(
         "events": events_text(diagnosis, redactor),
         "nodes": nodes_text(diagnosis, list(all_nodes), redactor),
         "library": library_text(library, redactor),
+        "context": context,
         "verdict": verdict_text(diagnosis, redactor),
         "knowledge": knowledge_text(items, redactor),
         "vocabulary": vocabulary_text(),

@@ -73,3 +73,34 @@ def test_an_outage_fallback_is_never_cached(demo: Path, monkeypatch: pytest.Monk
         second = CliRunner().invoke(app, ["diagnose", str(demo), "--format", "json"])
         assert second.exit_code == 0, second.output
         assert json.loads(second.stdout)["reasoner"].startswith("llm:")  # the endpoint was tried again
+
+
+def test_the_model_sees_the_traceback_above_the_root_redacted_and_fenced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The templates lose a traceback's frames; the prompt carries the root's neighbours.
+    rows = [f"2024-05-12 10:00:{i:02d} INFO iteration {i} loss 2.5" for i in range(20)]
+    rows += [
+        "Traceback (most recent call last):",
+        '  File "/work/job/train.py", line 42, in step_fn',
+        "    hf_token = 'hf_abcdefghijklmnopqrstuvwxyz0123456789'",
+        "2024-05-12 10:00:30 ERROR RuntimeError: shape mismatch in fused_attention_kernel",
+        "  (raised while tracing the graph)",
+    ]
+    (tmp_path / "node-1.log").write_text("\n".join(rows) + "\n")
+    answer = {
+        "category": "user", "subcategory": "script_bug", "root_cause": "A shape bug in train.py.",
+        "remediation": ["Fix train.py:42."], "collect_next": [], "confidence": 0.6, "faulty_nodes": [], "knowledge": [],
+    }  # fmt: skip
+    with StubOpenAI() as stub:
+        stub.enqueue(Reply.json(answer))
+        monkeypatch.setenv("L4_BASE_URL", stub.base_url)
+        monkeypatch.setenv("L4_MODEL", "stub-model")
+        result = CliRunner().invoke(app, ["diagnose", str(tmp_path), "--format", "json", "--no-cache"])
+        assert result.exit_code == 0, result.output
+        user = stub.requests[0]["messages"][1]["content"]
+    around = user.split("## Around the first event", 1)[1].split("## Nodes", 1)[0]
+    assert 'File "/work/job/train.py", line 42, in step_fn' in around
+    assert "> | 2024-05-12 10:00:30 ERROR RuntimeError: shape mismatch" in around
+    assert "(raised while tracing the graph)" in around
+    assert "hf_abcdefghijklmnopqrstuvwxyz0123456789" not in user
+    begin, end = user.index("<<<LOG-DATA "), user.index("<<<END-LOG-DATA ")
+    assert begin < user.index("## Around the first event") < end

@@ -149,17 +149,25 @@ class ChatSession:
 
     def _prepare(self) -> tuple[Redactor, Fence, str]:
         if self._redactor is None or self._fence is None or self._system is None:
-            from ..prompts import Fence, chat_variables, render
+            from ..prompts import Fence, chat_variables, context_text, render
             from ..redact import Redactor
+            from ..rootlines import read_root_lines
 
             self._redactor = Redactor()
-            self._fence = Fence.new(*(o.text for e in self.diagnosis.events for o in e.occurrences))
+            events = self.diagnosis.events
+            root = events[0].occurrences[0].text if events and events[0].occurrences else ""
+            around = read_root_lines(self.analysis.mined, self.diagnosis) if self.analysis is not None else None
+            near = [*around.before, *around.after, *around.advice] if around is not None else []
+            self._fence = Fence.new(*(o.text for e in events for o in e.occurrences), *near)
+            context = (context_text(root, around.before, around.after, around.advice, self._redactor)
+                       if around is not None else "(the logs were not read in this session)")
             variables = chat_variables(
                 self.diagnosis,
                 redactor=self._redactor,
                 fence=self._fence,
                 all_nodes=self._node_names(),
                 extraction=self.analysis.extraction if self.analysis is not None else None,
+                context=context,
             )
             self._system = render("chat.md", **variables)
         return self._redactor, self._fence, self._system

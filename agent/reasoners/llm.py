@@ -307,6 +307,7 @@ class LLMReasoner:
         """The system and user messages, the nodes a reply may name, and the knowledge offered."""
         from ..prompts import (
             Fence,
+            context_text,
             events_text,
             knowledge_items,
             knowledge_text,
@@ -322,6 +323,8 @@ class LLMReasoner:
             dict.fromkeys([*(n.node for n in d.faulty_nodes), *(o.node for e in d.events for o in e.occurrences)])
         )
         raw = [o.text for e in d.events for o in e.occurrences] + [s for m in evidence.library for s in m.samples]
+        raw += [*evidence.root_before, *evidence.root_after, *evidence.log_advice]
+        root = d.events[0].occurrences[0].text if d.events and d.events[0].occurrences else ""
         fence = Fence.new(d.job, *raw, *(e.template for e in d.events))
         items = knowledge_items(evidence.knowledge, evidence.docs, evidence.library)
         system = render("system.md", **fence.variables())
@@ -332,6 +335,7 @@ class LLMReasoner:
             events=events_text(d, redactor),
             nodes=nodes_text(d, nodes, redactor),
             library=library_text(evidence.library, redactor),
+            context=context_text(root, evidence.root_before, evidence.root_after, evidence.log_advice, redactor),
             knowledge=knowledge_text(items, redactor),
             vocabulary=vocabulary_text(),
             schema=json.dumps(answer_schema(), separators=(",", ":")),
