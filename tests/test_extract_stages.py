@@ -137,3 +137,14 @@ def test_some_errors_can_only_come_from_a_training_step(text: str, stage: str | 
     from agent.extract.stages import message_stage
 
     assert message_stage(text) == stage
+
+
+def test_mlperf_records_name_their_phase() -> None:
+    from agent.extract.stages import stage_of_template
+
+    # mlcommons/training_results_v4.0, Oracle resnet result log
+    run = (':::MLLOG {"namespace": "", "time_ms": 1714536267079, "event_type": "INTERVAL_START", "key": "run_start", '
+           '"value": null, "metadata": {"file": "/workspace/image_classification/common/fit.py", "lineno": 1338}}')
+    assert stage_of_template(run) == "training"
+    assert stage_of_template(run.replace("run_start", "init_start")) != "training"
+    assert stage_of_template(run.replace("run_start", "weights_initialization")) == "model_loading"

@@ -68,7 +68,11 @@ def progress_templates(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> s
             if (
                 len(sel) >= w.progress_min_lines
                 and np.mean(np.diff(sel) >= 0) >= w.progress_monotone_share
-                and sel[-1] > sel[0]
+                # Grown at some point, not necessarily at the end: a run retried or restarted
+                # counts again from the start, and a hang may stop it at its first value.
+                # Real (NERSC Perlmutter NCCL reproducer, slurm output): "RANK 21: running step
+                # 1/10" ... "10/10" thirteen times, then a fourteenth "1/10" and the time limit.
+                and sel.max() > sel[0]
             ):
                 increasing[tid] += 1
     chosen = {

@@ -42,6 +42,13 @@ _INIT = re.compile(
     r"initiali[sz](e|ing|ed)\b|local.?rank|\bpid\b)"
 )
 
+# MLPerf's logging library names the phase in each record's key: the timed run (training,
+# with its blocks, epochs and evaluations) begins at "run_start"; weights are initialised
+# before it. Real line (mlcommons/training_results_v4.0, Oracle resnet result log):
+#   :::MLLOG {"namespace": "", "time_ms": 1714536267079, "event_type": "INTERVAL_START", "key": "run_start", ...
+_MLLOG_TRAINING = re.compile(r'"key": "(?:run_start|block_start|epoch_start|eval_start)"')
+_MLLOG_MODEL = re.compile(r'"key": "weights_initialization"')
+
 WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_done")  # steps, not faults
 
 # A traceback names the function that failed. Without progress lines (a pasted excerpt)
@@ -104,6 +111,10 @@ def frame_stage(lines: list[str], root_index: int) -> str | None:
 
 def stage_of_template(template: str) -> str | None:
     """The stage a message marks, or None when it marks none."""
+    if _MLLOG_TRAINING.search(template):
+        return "training"
+    if _MLLOG_MODEL.search(template):
+        return "model_loading"
     if _CKPT_SAVE_DONE.search(template):
         return "checkpoint_done"
     if _CKPT_SAVE.search(template):
@@ -167,9 +178,11 @@ def job_stage_at(
     tol = weights.same_moment_seconds
     local = stage_at(mined.nodes[node], pos, marks)
     if math.isnan(ts):
-        return local
+        return _file_order_stage(mined, marks, node, pos, local)
     progress_times = [p.ts[np.isfinite(p.ts)] for p in timeline.per_node.values()]
     progress_times = [t for t in progress_times if len(t)]
+    if not progress_times and local in ("training", "checkpoint"):
+        return local  # no progress figures, but the node said it began training (MLPerf's run_start)
     if not progress_times or ts < min(float(t.min()) for t in progress_times) - tol:
         return _loading_stage_at(mined, table, marks, ts, local, weights)
     before = [float(t[t <= ts + tol].max()) for t in progress_times if (t <= ts + tol).any()]
@@ -192,6 +205,28 @@ def job_stage_at(
     if saving_since > -math.inf and saving_since >= done_since:
         return "checkpoint"
     return "training"
+
+
+_STAGE_ORDER = {"init": 0, "model_loading": 1, "data_loading": 1, "training": 2, "checkpoint": 3}
+
+
+def _file_order_stage(mined: MinedJob, marks: dict[int, str], node: str, pos: int, local: str) -> str:
+    """Without timestamps, a console's lines are still in the order they were written: the
+    furthest stage any rank of the same file had reached by the root's line. The launcher's
+    own lines ("slurmstepd: ... DUE TO TIME LIMIT") sit on the file's node, which never
+    logs a training step itself."""
+    log = mined.nodes[node]
+    line = int(log.lineno[pos])
+    stage = local
+    for name, other in mined.nodes.items():
+        if name == node or other.source != log.source or not len(other):
+            continue
+        upto = int(np.searchsorted(other.lineno, line, side="right")) - 1
+        if upto >= 0:
+            theirs = stage_at(other, upto, marks)
+            if _STAGE_ORDER.get(theirs, 0) > _STAGE_ORDER.get(stage, 0):
+                stage = theirs
+    return stage
 
 
 def _loading_stage_at(
