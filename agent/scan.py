@@ -49,8 +49,11 @@ MASKS: tuple[Mask, ...] = (
     Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+[a-zA-Z]{0,3}\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b", needs=("-",)),
     Mask("RANK", r"\b((?:[Rr]ank|RANK)(?:_?[Ii][Dd])?|local_rank|LOCAL_RANK)(\s*[=:_\[]?\s*)(\d+)", keep=2,
          needs=("ank", "ANK")),
-    Mask("ITER", r"\b(iteration|iter|global_step|step|Step)(\s*[=:]?\s*\[?\s*)(\d+)", keep=2,
-         needs=("iter", "step", "Step")),
+    # Also tqdm's count before "[elapsed<remaining", as HF Trainer prints its steps:
+    #   "  2%|▏         | 775/33687 [36:09<24:45:22,  2.71s/it]" (chartwiz LLaVA train log)
+    # and fairseq's JSON progress: '"num_updates": "14200"' (ropadet fairseq train log).
+    Mask("ITER", r'(\b(?:iteration|iter|global_step|step|Step)|\| (?=\d+/\d+ \[[\d:]+<)|"num_updates": ")'
+         r"(\s*[=:]?\s*\[?\s*)(\d+)", keep=2, needs=("iter", "step", "Step", "/it", "it/s", "num_updates")),
     # Digit runs, also inside words (worker12 -> worker<NUM>), but not after a capital:
     # error codes such as EZ9999 / EI0002 / W1203 are constants worth keeping.
     Mask("NUM", r"(?<![A-Z\d])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"),

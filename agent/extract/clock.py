@@ -71,8 +71,8 @@ def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[st
         ctx = np.where(log.iteration >= 0, log.iteration, -1).astype(float)
         ctx = np.maximum.accumulate(ctx)  # the iteration each line belongs to
         target = ~log.stamped & (ctx >= 0)
-        if not target.any():
-            continue
+        if not target.any() or len(np.unique(log.iteration[log.iteration >= 0])) < 2:
+            continue  # a counter that never moves (a progress bar stuck at "0/1000") dates nothing
         if len(uniq) >= 2:
             est = np.interp(ctx, uniq, med)
             est = np.where(ctx > uniq[-1], med[-1] + (ctx - uniq[-1]) * rate, est)

@@ -23,6 +23,11 @@ from .weights import DEFAULT_WEIGHTS, Weights
 
 _PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|iter(?:ation)?.?time|ms/it|it/s|tflops)")
 
+# A progress bar over loading, downloading or preprocessing counts shards or records, not
+# training steps. Real line (HF transformers, LLaMA-Factory logs):
+#   "Loading checkpoint shards: 100%|██████████| 4/4 [00:10<00:00,  2.5s/it]"
+_NOT_STEPS = re.compile(r"(?i)\b(?:load(?:ing)?|download\w*|fetching|map|tokeniz\w*|preprocess\w*|shards?|filter)\b|examples/s")
+
 
 @dataclass
 class Progress:
@@ -42,7 +47,8 @@ def progress_reports(mined: MinedJob) -> set[int]:
     found: set[int] = set()
     for log in mined.nodes.values():
         for tid in np.unique(log.template[log.iteration >= 0]).tolist():
-            if tid not in found and len(set(_PROGRESS_HINT.findall(mined.miner.template(tid)))) >= 2:
+            template = mined.miner.template(tid)
+            if tid not in found and len(set(_PROGRESS_HINT.findall(template))) >= 2 and not _NOT_STEPS.search(template):
                 found.add(tid)
     return found
 
@@ -79,6 +85,7 @@ def progress_templates(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> s
         tid
         for tid in counts
         if increasing[tid] >= max(1, nodes_with[tid] // 2) and counts[tid] >= w.progress_min_lines * nodes_with[tid]
+        and not _NOT_STEPS.search(mined.miner.template(tid))
     }
     hinted = {tid for tid in chosen if _PROGRESS_HINT.search(mined.miner.template(tid))}
     return hinted or chosen
