@@ -79,6 +79,15 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
         "gpu-a12",
     ),
     NamePattern(
+        "host",
+        re.compile(r"\bMemory on the node \(IP: (?P<name>\d{1,3}(?:\.\d{1,3}){3}), ID: "),
+        "Memory on the node (IP: 10.20.49.141, ID: 4748aa6d1bc114b8bf58822d0b162796a1d36a79dee5c167c9bf91f5) where the "
+        "task (actor ID: 9e43ace6a1234e13df7b456b01000000, name=8szhVkWorkerDict_0:3:WorkerDict.__init__, pid=4100606, "
+        "memory used=56.57GB) was running was 246.41GB / 251.54GB (0.979583)",
+        "verl-project/verl#2950 (Ray's memory monitor names the node it killed a task on)",
+        "10.20.49.141",
+    ),
+    NamePattern(
         "rank",
         re.compile(r"\[rank(?P<name>\d+)\]:"),
         "[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process group "

@@ -144,6 +144,19 @@ def test_a_path_missing_on_some_nodes_only_is_a_mount_problem() -> None:
         "user", "configuration")
 
 
+def test_a_jobs_stdout_and_stderr_files_are_one_machine() -> None:
+    # Slurm's job_%j.out and job_%j.err are two streams of one job: an error in the .err file
+    # alone is not "missing on some nodes".
+    missing = "/var/spool/slurmd/job2844512/slurm_script: line 66: torchrun: command not found"
+    ev = evidence(missing, ["train_2844512.err"], library=(match("user", "configuration"),))
+    ev.nodes = ["train_2844512", "train_2844512.err"]
+    assert verdict(ev) == ("user", "configuration")
+    ev.nodes = ["node-1", "node-2"]
+    ev.diagnosis.events[0].occurrences[0].node = "node-1"
+    ev.extraction.events[0].nodes = ["node-1"]  # type: ignore[union-attr]
+    assert verdict(ev) == ("platform", "resource_management")
+
+
 def test_offline_verdict_is_deterministic_and_cites_the_rule() -> None:
     ev = evidence(PEER_REPORT, ["worker-1", "worker-2"], suspect="worker-5", named_by_peers=("worker-5",))
     first, second = OfflineReasoner().reason(ev), OfflineReasoner().reason(ev)

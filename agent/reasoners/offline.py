@@ -230,10 +230,11 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     code and reads the same paths, so a code or path error confined to some nodes points at
     those nodes' device or mounts rather than at the job's code or arguments."""
     extraction = evidence.extraction
-    if extraction is None or not extraction.events or len(evidence.nodes) < 2:
+    machines = {_machine_of(n) for n in evidence.nodes}
+    if extraction is None or not extraction.events or len(machines) < 2:
         return choice
     root = extraction.events[0]
-    confined = extraction.scope == "node_local" and 0 < len(root.nodes) < len(evidence.nodes)
+    confined = extraction.scope == "node_local" and 0 < len({_machine_of(n) for n in root.nodes}) < len(machines)
     if not confined:
         return choice
     text = _root_text(evidence.diagnosis)
@@ -244,6 +245,15 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         return _Choice("platform", "resource_management", choice.doc_id, choice.confidence,
                        f"{choice.why}, but the path is missing on {len(root.nodes)} of {len(evidence.nodes)} nodes only, so their mounts differ")
     return choice
+
+
+# Slurm's --output/--error (job_%j.out beside job_%j.err) are two streams of one job, not two
+# machines: nanovlm_train_2844512.out and nanovlm_train_2844512.err (EPFL izar nanoVLM homework).
+_STREAM_SUFFIX = re.compile(r"(?i)[._-](?:err|out|stderr|stdout|error|output)$")
+
+
+def _machine_of(node: str) -> str:
+    return _STREAM_SUFFIX.sub("", node)
 
 
 def _root_text(d: Diagnosis) -> str:
