@@ -95,7 +95,15 @@ def test_a_silent_node_behind_a_wait_is_a_node_fault() -> None:
     silent = evidence(wait, NODES[:7], scope="global", suspect="worker-7", silent=("worker-7",), role_kind="wait",
                       hits=(hit("hardware", "network"),))
     assert verdict(silent) == ("hardware", "node")
+    # Without a silent node, the timeout alone names no broken link: during training the
+    # others waited out one rank's work; on the first collectives the set-up is suspect.
     assert verdict(evidence(wait, NODES[:7], scope="global", role_kind="wait", hits=(hit("hardware", "network"),))) == (
+        "user", "configuration")
+    at_init = evidence(wait, NODES[:7], scope="global", role_kind="wait", hits=(hit("hardware", "network"),))
+    at_init.diagnosis.stage = "init"
+    assert verdict(at_init) == ("platform", "platform_configuration")
+    ib = "NCCL WARN NET/IB : Got completion from peer 10.0.0.5<3311> with status=12 opcode=0"
+    assert verdict(evidence(ib, NODES[:7], scope="global", role_kind="wait", hits=(hit("hardware", "network"),))) == (
         "hardware", "network")
 
 

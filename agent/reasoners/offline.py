@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..extract import lexicon
@@ -230,6 +230,9 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     code and reads the same paths, so a code or path error confined to some nodes points at
     those nodes' device or mounts rather than at the job's code or arguments."""
     extraction = evidence.extraction
+    waited = _wait_alone(choice, evidence)
+    if waited is not None:
+        return waited
     machines = {_machine_of(n) for n in evidence.nodes}
     if extraction is None or not extraction.events or len(machines) < 2:
         return choice
@@ -245,6 +248,29 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         return _Choice("platform", "resource_management", choice.doc_id, choice.confidence,
                        f"{choice.why}, but the path is missing on {len(root.nodes)} of {len(evidence.nodes)} nodes only, so their mounts differ")
     return choice
+
+
+# Words by which a network fault names itself; a timeout without them names no broken link.
+# Real: "NCCL WARN NET/IB : Got completion from peer 10.216.210.236<54862> with status=12"
+# (knowledge/cuda/nccl-ib-completion-error-12-retry-exceeded.md), "Connection refused", "Socket Timeout".
+_NETWORK_WORDS = re.compile(r"NET/IB|\bIB\b|\bRoCE\b|\bibv_|\bGID\b|(?i:completion from peer|connection (?:refused|reset|closed)|"
+                            r"\bsocket\b|link (?:down|flap)|port (?:down|error)|unreachable)")
+
+
+def _wait_alone(choice: _Choice, evidence: Evidence) -> _Choice | None:
+    """A collective that timed out says only that some rank did not arrive, not that a link
+    broke: broken links name themselves. On the first collectives the ranks could not reach
+    each other as configured; later one rank was busy with work the others waited out."""
+    extraction = evidence.extraction
+    if extraction is None or not extraction.events or extraction.events[0].role_kind != "wait":
+        return None
+    if (choice.category, choice.subcategory) != ("hardware", "network") or _NETWORK_WORDS.search(_root_text(evidence.diagnosis)):
+        return None
+    if evidence.diagnosis.stage == "init":
+        return replace(choice, category="platform", subcategory="platform_configuration",
+                                   why=f"{choice.why}; a timeout on the first collectives, with no network error, points at how the ranks were told to reach each other")
+    return replace(choice, category="user", subcategory="configuration",
+                               why=f"{choice.why}; with no network error beside it, the others waited out one rank's long work (preprocessing, evaluation, saving) or a timeout too short for it")
 
 
 # Slurm's --output/--error (job_%j.out beside job_%j.err) are two streams of one job, not two
