@@ -14,7 +14,7 @@ from collections.abc import Iterable
 # Each marker is a name only that stack's software prints (real examples in tests/test_stackdetect.py).
 ASCEND = re.compile(
     r"torch_npu|\bHCCL\b|\bhccl\b|\bCANN\b|\bNPU\b|\bnpu\b|Ascend|ascend|\bE[EHIJKLZ]\d{4}\b|aclnn|aclrt|"
-    r"\bERR\d{5}\b|mindspore|MindSpeed|ProcessGroupHCCL|\bplog\b"
+    r"\bERR\d{5}\b|mindspore|MindSpeed|ProcessGroupHCCL|\bplog\b|\bTBE\b"
 )
 CUDA = re.compile(r"\bNCCL\b|\bnccl\b|\bCUDA\b|\bcuda\b|\bNVRM\b|\bXid\b|cudnn|cuDNN|cublas|CUBLAS|nvidia|NVIDIA")
 DOMINANCE = 2.0  # one stack must be named this many times as often as the other
@@ -36,3 +36,45 @@ def detect(texts: Iterable[str]) -> str:
 def fits(doc_stack: str, job_stack: str) -> bool:
     """Whether a doc for ``doc_stack`` may advise a job on ``job_stack``."""
     return job_stack == "unknown" or doc_stack in ("any", job_stack)
+
+
+# Software only one stack ships: a step that names one is for that stack's jobs. An Ascend
+# job has no apex/flash-attn CUDA wheels to rebuild, a CUDA job no HCCL variables to set.
+CUDA_ONLY_STEP = re.compile(
+    r"nvidia-smi|\bdcgmi\b|\bnvcc\b|CUDA_VISIBLE_DEVICES|\bNCCL_[A-Z_]+|\bapex\b|flash[-_]attn|[Tt]ransformer[- ]?[Ee]ngine|"
+    r"\bcuDNN\b|\bcudnn\b|\bCUDA (?:toolkit|extension|wheel)s?\b|\bXid\b"
+)
+ASCEND_ONLY_STEP = re.compile(r"npu-smi|\bHCCL_[A-Z_]+|ASCEND_[A-Z_]+|set_env\.sh|\bCANN\b|torch_npu|\bmsprof\b|\bplog\b")
+
+
+def for_stack(step: str, job_stack: str, log_text: str) -> str:
+    """The step cut before its first clause for the other stack ("...; on Ascend
+    HCCL_EXEC_TIMEOUT." on a CUDA job), or "" when it opens with one."""
+    if not foreign_step(step, job_stack, log_text):
+        return step
+    kept: list[str] = []
+    for clause in re.split(r"(?<=;) ", step):
+        if foreign_step(clause, job_stack, log_text):
+            break  # later clauses lean on this one ("...; reinstall them")
+        kept.append(clause)
+    if not kept:
+        return ""
+    text = " ".join(kept).rstrip(" ;")
+    return text if text.endswith(".") else text + "."
+
+
+def foreign_step(step: str, job_stack: str, log_text: str) -> bool:
+    """Whether a remediation step is for the other stack: it names software only that stack
+    ships, none of this stack's, and the job's own lines do not name it (a job that imports flash_attn on an NPU may
+    well be told about flash_attn)."""
+    if job_stack not in ("ascend", "cuda"):
+        return False
+    other, own = (CUDA_ONLY_STEP, ASCEND_ONLY_STEP) if job_stack == "ascend" else (ASCEND_ONLY_STEP, CUDA_ONLY_STEP)
+    if own.search(step):
+        return False  # a step for both stacks ("nvidia-smi or npu-smi") keeps its half for this one
+    named = {_plain(m.group(0)) for m in other.finditer(step)}
+    return bool(named) and not any(n in _plain(log_text) for n in named)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[-_ ]", "", text.lower())  # flash-attn is flash_attn

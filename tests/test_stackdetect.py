@@ -34,3 +34,31 @@ def test_detect(lines, stack):
 def test_docs_of_the_other_stack_do_not_fit():
     assert fits("cuda", "cuda") and fits("any", "ascend") and fits("ascend", "unknown")
     assert not fits("ascend", "cuda") and not fits("cuda", "ascend")
+
+
+def test_steps_naming_only_the_other_stacks_software_are_foreign() -> None:
+    from agent.stackdetect import foreign_step
+
+    rebuild = "Rebuild the CUDA extensions (apex, flash-attn, Transformer Engine) against the installed torch."
+    assert foreign_step(rebuild, "ascend", "[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!")
+    assert not foreign_step(rebuild, "cuda", "")
+    assert not foreign_step(rebuild, "unknown", "")
+    # The job itself names the package: advice about it is not foreign.
+    assert not foreign_step(rebuild, "ascend", "ModuleNotFoundError: No module named 'flash_attn'")
+    both = "List the devices each rank sees (nvidia-smi, or npu-smi info on Ascend)."
+    assert not foreign_step(both, "ascend", "") and not foreign_step(both, "cuda", "")
+    assert foreign_step("Raise HCCL_CONNECT_TIMEOUT on every rank.", "cuda", "NCCL WARN Connect failed")
+
+
+def test_a_step_for_both_stacks_loses_only_the_other_stacks_clause() -> None:
+    from agent.stackdetect import for_stack
+
+    step = "Raise the timeout: init_process_group(timeout=...), DeepSpeed init_distributed(timeout=...); on Ascend HCCL_EXEC_TIMEOUT."
+    assert for_stack(step, "cuda", "") == "Raise the timeout: init_process_group(timeout=...), DeepSpeed init_distributed(timeout=...)."
+    assert for_stack(step, "ascend", "") == step
+    assert for_stack("Run nvidia-smi -q -d ECC on the node.", "ascend", "") == ""
+
+
+def test_the_tbe_compiler_marks_an_ascend_job() -> None:
+    # MindSpore forum topic 1215: the only line of the job.
+    assert detect(["[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!"]) == "ascend"

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from .. import stackdetect
 from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
@@ -102,6 +103,8 @@ class OfflineReasoner:
         d.collect_next = list(doc.collect_next) if doc is not None else _generic_collect(d)
         # The log's own fix comes first: CANN and HCCL print one under the code they explain.
         d.remediation = [*(f"The log's own advice: {a}" for a in evidence.log_advice), *d.remediation]
+        seen = "\n".join([root_text, *evidence.root_before, *evidence.root_after, *companions])
+        d.remediation = [kept for s in d.remediation if (kept := stackdetect.for_stack(s, evidence.stack, seen))]
         d.knowledge = _knowledge_refs(evidence, choice.doc_id)
         d.reasoner = self.name
         return d
