@@ -165,6 +165,15 @@ def test_a_jobs_stdout_and_stderr_files_are_one_machine() -> None:
     assert verdict(ev) == ("platform", "resource_management")
 
 
+def test_a_package_missing_as_a_whole_is_the_environment_not_a_version() -> None:
+    whole = "ModuleNotFoundError: No module named 'torch'"
+    assert verdict(evidence(whole, NODES, scope="global", library=(match("user", "software_incompatibility"),))) == (
+        "user", "configuration")
+    piece = "ModuleNotFoundError: No module named 'vllm.lora.lora_model'"
+    assert verdict(evidence(piece, NODES, scope="global", library=(match("user", "software_incompatibility"),))) == (
+        "user", "software_incompatibility")
+
+
 def test_offline_verdict_is_deterministic_and_cites_the_rule() -> None:
     ev = evidence(PEER_REPORT, ["worker-1", "worker-2"], suspect="worker-5", named_by_peers=("worker-5",))
     first, second = OfflineReasoner().reason(ev), OfflineReasoner().reason(ev)

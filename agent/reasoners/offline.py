@@ -236,6 +236,13 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     waited = _wait_alone(choice, evidence)
     if waited is not None:
         return waited
+    absent = _ABSENT_PACKAGE.search(_root_text(evidence.diagnosis))
+    if absent and (choice.category, choice.subcategory) == ("user", "software_incompatibility"):
+        # A package missing as a whole is not installed where the job ran (the environment
+        # was not activated, CANN's set_env.sh not sourced); a version mismatch shows as a
+        # missing piece of a package that is there ("No module named 'vllm.lora.lora_model'").
+        return replace(choice, category="user", subcategory="configuration",
+                       why=f"{choice.why}; '{absent.group(1)}' is missing as a whole, so the job ran outside the environment that has it")
     machines = {_machine_of(n) for n in evidence.nodes}
     if extraction is None or not extraction.events or len(machines) < 2:
         return choice
@@ -252,6 +259,10 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
                        f"{choice.why}, but the path is missing on {len(root.nodes)} of {len(evidence.nodes)} nodes only, so their mounts differ")
     return choice
 
+
+# Real: "ModuleNotFoundError: No module named 'torch'" (a Slurm job whose conda env was missing,
+# Mattias421/tdmolflow slurm-3681956.out); "No module named 'acl'" (CANN not sourced, MindSpeed-MM FAQ).
+_ABSENT_PACKAGE = re.compile(r"No module named '([A-Za-z_]\w*)'")
 
 # Words by which a network fault names itself; a timeout without them names no broken link.
 # Real: "NCCL WARN NET/IB : Got completion from peer 10.216.210.236<54862> with status=12"
