@@ -73,8 +73,10 @@ EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|
 
 
 # Words of failure: a tie-breaker between otherwise equal candidates, never a filter.
+# "could not" as conda says it: "EnvironmentNameNotFound: Could not find conda environment:
+# nanovlm" (EPFL izar nanoVLM Slurm .err, the cause of the "torchrun: command not found" after it).
 ERROR_WORDS = re.compile(
-    r"(?i)(error|fail|\bfault|exception|time[sd]? ?out|cannot|can't|unable|not found|no such|invalid|denied|refused|fatal|panic|"
+    r"(?i)(error|fail|\bfault|exception|time[sd]? ?out|cannot|can't|could ?n[o']t|unable|not found|no such|invalid|denied|refused|fatal|panic|"
     r"corrupt|mismatch|incompatib|unsupported|not supported|out of memory|\boom\b|\blost\b|\bdown\b|"
     r"exceed|overflow|\bnan\b|illegal|assert|abort|crash|killed|\bhang(s|ing|ed)?\b|\bstuck\b|throttl|unreachable|missing|"
     r"uncorrectable|uncontained|\bxid\b|\becc\b|hardware error|fallen off|parity|deadlock|evict|preempt)"
