@@ -12,7 +12,10 @@ READINGS = [
     ("ModuleNotFoundError: No module named 'vllm.lora.lora_model'", ["'vllm.lora.lora_model'", "pip show vllm"]),
     ("EC0010: Failed to import Python module [ModuleNotFoundError: No module named "
      "'tbe.common.repository_manager.utils.repository_manager_log'.].", ["CANN", "set_env.sh"]),
-    ("ImportError: cannot import name 'index_first_axis' from 'transformers.integrations.npu_flash_attention' "
+    ("ModuleNotFoundError: No module named 'acl'", ["CANN", "set_env.sh"]),
+    ("OSError: libatb.so: cannot open shared object file", ["libatb.so", "nnal/atb/set_env.sh"]),
+    ("ImportError: libhccl.so: cannot open shared object file: No such file or directory", ["libhccl.so", "CANN toolkit"]),
+        ("ImportError: cannot import name 'index_first_axis' from 'transformers.integrations.npu_flash_attention' "
      "(/usr/local/python3.10/lib/python3.10/site-packages/transformers/integrations/npu_flash_attention.py)",
      ["'transformers'", "'index_first_axis'", "version"]),
     ("ImportError: cannot import name 'Auc' from 'ppcls.metric.metrics' (/mnt/data1_hdd/wgk/PaddleClas/ppcls/metric/metrics.py)",

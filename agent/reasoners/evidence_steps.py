@@ -22,7 +22,21 @@ _NO_MODULE = re.compile(r"No module named '(?P<mod>[\w.]+)'")
 # Python packages that ship inside the CANN toolkit, found only once its set_env.sh has run.
 #   "EC0010: Failed to import Python module [ModuleNotFoundError: No module named
 #    'tbe.common.repository_manager.utils.repository_manager_log'.]" (hiyouga/LlamaFactory#5638)
-_CANN_PACKAGES = frozenset({"tbe", "te", "te_fusion", "op_compile_tool", "op_gen"})
+#   "ModuleNotFoundError: No module named 'acl'" (pyACL; MindSpeed-MM FAQ)
+_CANN_PACKAGES = frozenset({"tbe", "te", "te_fusion", "op_compile_tool", "op_gen", "acl"})
+# A shared library the loader could not find, and who ships it.
+#   "OSError: libatb.so: cannot open shared object file" (MindSpeed-MM troubleshooting)
+#   "ImportError: libhccl.so: cannot open shared object file: No such file or directory" (torch_npu FAQ)
+_NO_SHARED_OBJECT = re.compile(r"(?P<lib>lib[\w+-]+)\.so[\w.]*: cannot open shared object file")
+_LIBRARY_OWNERS = (
+    (re.compile(r"^libatb$"), "Ascend NNAL (ATB) package: source /usr/local/Ascend/nnal/atb/set_env.sh after CANN's set_env.sh"),
+    (re.compile(r"^lib(hccl|ascendcl|opapi|optiling|ge_runner|graph|runtime|acl_\w+|register|tiling_api)$"),
+     "CANN toolkit: source /usr/local/Ascend/ascend-toolkit/set_env.sh (or the install's set_env.sh) for every rank"),
+    (re.compile(r"^libcuda$"), "NVIDIA driver: run on a GPU node, and in containers with the NVIDIA runtime (--gpus all)"),
+    (re.compile(r"^lib(cudart|cublas\w*|cufft|curand|cusparse\w*|cusolver|nvrtc|nvJitLink|cudnn\w*|nccl|nvidia-ml)$"),
+     "CUDA libraries: install the toolkit, cuDNN or NCCL version the framework was built for (or its nvidia-* pip "
+     "wheels) and put its lib directory on LD_LIBRARY_PATH for every rank"),
+)
 # The package is there but lacks the name: the importer was written for another version,
 # or the code's own module is out of step with its checkout.
 #   "ImportError: cannot import name 'index_first_axis' from 'transformers.integrations.npu_flash_attention'
@@ -224,6 +238,14 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
         return [f"The installed '{top}' has no '{name}' in '{mod}': the importing code was written for another {top} "
                 f"version. Install the {top} version it pins (its requirements or install guide), or upgrade the "
                 f"importing package together with {top}; `pip show {top}` shows what is installed."]
+    if m := _NO_SHARED_OBJECT.search(text):
+        lib = m["lib"]
+        owner = next((text for rx, text in _LIBRARY_OWNERS if rx.match(lib)), None)
+        if owner:
+            return [f"The loader cannot find {lib}.so, which comes with the {owner}; then check `ldconfig -p | grep {lib}` "
+                    "or `ls` of that directory on a node."]
+        return [f"The loader cannot find {lib}.so: find which package ships it (`ldconfig -p | grep {lib}`, the package "
+                "manager's file search), install it, or add its directory to LD_LIBRARY_PATH for every rank."]
     if m := _UNDEFINED_SYMBOL.search(text):
         lib, sym = m["lib"], m["sym"]
         owner = _package(lib) or lib.rsplit("/", 1)[-1]
