@@ -17,6 +17,9 @@ from .mining import MinedJob
 from .schema import Diagnosis
 
 ADVICE_LINES_AFTER = 6  # CANN prints "Solution: ..." within a few lines of the code it explains
+# A bare exception header ("DistributedOperationException:") or an Open MPI help block framed by
+# dashes carries its message on the dozen lines below it.
+MESSAGE_LINES_AFTER = 12
 # A Python traceback of a deep stack (DeepSpeed engine, HF Trainer) runs 20-60 lines; the
 # innermost frames, the ones that name the code to fix, are the last of them.
 CONTEXT_LINES_BEFORE = 40
@@ -47,6 +50,8 @@ def read_root_lines(mined: MinedJob, diagnosis: Diagnosis) -> RootLines:
             continue
         window = {n + k for n in lines for k in range(1, ADVICE_LINES_AFTER + 1)}
         last = max(window)
+        if root is not None and root.node == node:
+            last = max(last, root.line + MESSAGE_LINES_AFTER)
         before: deque[str] = deque(maxlen=CONTEXT_LINES_BEFORE)
         is_root_file = root is not None and root.node == node
         for line_node, lineno, text in read_texts(source, []):
@@ -55,7 +60,7 @@ def read_root_lines(mined: MinedJob, diagnosis: Diagnosis) -> RootLines:
             if is_root_file and root is not None and line_node == node:
                 if lineno < root.line:
                     before.append(text)
-                elif root.line < lineno <= root.line + ADVICE_LINES_AFTER:
+                elif root.line < lineno <= root.line + MESSAGE_LINES_AFTER:
                     found.after.append(text)
             m = _SOLUTION.match(text) if lineno in window else None
             if m and m.group("text").strip() not in found.advice:

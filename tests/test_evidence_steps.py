@@ -184,3 +184,37 @@ def test_a_dist_packages_frame_belongs_to_its_package() -> None:
     flash = ("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
              "undefined symbol: _ZN3c104cuda9SetDeviceEi")
     assert "(flash_attn_2_cuda) expects PyTorch" in steps_from_message(flash)[0]
+
+
+def test_the_message_below_a_bare_header_or_inside_a_help_block_is_quoted() -> None:
+    from agent.reasoners.evidence_steps import message_below
+
+    # huggingface/accelerate troubleshooting: the exception's message follows its header.
+    shapes = ["", "Cannot apply desired operation due to shape mismatches. All shapes across devices must be valid.", "",
+              "Operation: `accelerate.utils.operations.broadcast`", "Input shapes:", "  - Process 0: [1, 5]",
+              "  - Process 1: [1, 2, 5]"]
+    quote = message_below("accelerate.utils.operations.DistributedOperationException:", shapes)
+    assert quote is not None and "shape mismatches" in quote and "Process 1: [1, 2, 5]" in quote
+    # Open MPI's help text framed by dashes (mlcommons training_results_v4.0, Oracle resnet).
+    block = ["srun: error: compute-hpc-node-25: task 0: Exited with exit code 1", "-" * 74,
+             'The application appears to have been direct launched using "srun",',
+             "but OMPI was not built with SLURM's PMI support and therefore cannot", "execute.", "-" * 74, "*** later"]
+    quote = message_below("[compute-hpc-node-25:363735] OPAL ERROR: Unreachable in file pmix3x_client.c at line 111", block)
+    assert quote is not None and "PMI support" in quote and "later" not in quote
+    assert message_below("RuntimeError: CUDA error: out of memory", ["Traceback ...", "  File x"]) is None
+
+
+def test_a_framed_heading_reads_on_and_launcher_boilerplate_is_not_quoted() -> None:
+    from agent.reasoners.evidence_steps import message_below
+
+    rule = "-" * 66
+    # mindspore-lab/mindocr FAQ: the heading sits in its own frame, the message in the next one.
+    pipeline = ["", rule, "- Dataset Pipeline Error Message:", rule, "[ERROR] No cast for the specified DataType was found.",
+                "", rule, "- C++ Call Stack: (For framework developers)"]
+    quote = message_below("Exception thrown from dataset pipeline. Refer to 'Dataset Pipeline Error Message'.", pipeline)
+    assert quote is not None and "No cast for the specified DataType" in quote and "C++" not in quote
+    # horovod/horovod#1136: mpirun's notice after any failed rank says nothing about the cause.
+    mpirun = ["-" * 55, "Primary job  terminated normally, but 1 process returned",
+              "a non-zero exit code. Per user-direction, the job has been aborted.", "-" * 55]
+    assert message_below("[gn05:194927] *** End of error message ***", mpirun) is None
+    assert message_hints(["wandb: You can sync this run to the cloud by running:"]) == []

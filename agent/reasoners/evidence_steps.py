@@ -137,8 +137,9 @@ _HINT = re.compile(
 #   "Please include the loss function and the structure of the return value of `forward` of your module when
 #    reporting this issue" (pytorch/pytorch#68862)
 #   "Permission denied, please try again." (EleutherAI/gpt-neox#734)
+#   "wandb: You can sync this run to the cloud by running:" (wandb's exit notice, gpt-neox Llemma train log)
 _BOILERPLATE_HINT = re.compile(
-    r"(?i)CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|report|github\.com|refer to|try again|tune the variable|"
+    r"(?i)CUDA_LAUNCH_BLOCKING|sync this run|TORCH_USE_CUDA_DSA|report|github\.com|refer to|try again|tune the variable|"
     r"max_split_size_mb|contact|file an issue|for debugging|be aware|note that"
 )
 MAX_HINTS = 2
@@ -341,12 +342,53 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
             "for the message.")
 
 
+# Messages printed below the line that announces them:
+#   "accelerate.utils.operations.DistributedOperationException:" then, after a blank line,
+#   "Cannot apply desired operation due to shape mismatches. ..." (huggingface/accelerate troubleshooting)
+#   Open MPI's help text framed by dashes under "OPAL ERROR: Unreachable in file pmix3x_client.c"
+#   (mlcommons training_results_v4.0 Oracle resnet result log)
+_BARE_HEADER = re.compile(r"^\s*[\w.]*(?:Error|Exception)\s*:\s*$")
+_RULE = re.compile(r"^\s*[-=*_]{10,}\s*$")
+QUOTE_CHARS = 320
+# What mpirun frames after any failed rank, whatever the cause (horovod/horovod#1136):
+#   "Primary job  terminated normally, but 1 process returned a non-zero exit code. Per user-direction, ..."
+_LAUNCHER_BOILERPLATE = re.compile(r"Primary job\s+terminated normally|Per user-direction|mpirun noticed that process")
+
+
+def message_below(root_text: str, after: Sequence[str]) -> str | None:
+    """The text the error printed under itself: below a bare exception header, or inside a
+    help block framed by a rule of dashes right after it."""
+    lines = list(after)
+    if _BARE_HEADER.match(root_text):
+        start = 0
+    else:
+        rule = next((i for i, line in enumerate(lines[:3]) if _RULE.match(line)), None)
+        if rule is None:
+            return None
+        start = rule + 1
+    text: list[str] = []
+    for line in lines[start:]:
+        if _RULE.match(line):
+            if text and not text[-1].endswith(":"):
+                break
+            continue  # a heading in its own frame ("- Dataset Pipeline Error Message:"): its text follows
+        if line.strip():
+            text.append(line.strip())
+    quote = " ".join(text)
+    if len(quote) < 20 or _LAUNCHER_BOILERPLATE.search(quote):
+        return None
+    return quote if len(quote) <= QUOTE_CHARS else quote[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + " …"
+
+
 def evidence_steps(
     root_text: str, before: list[str], companions: Sequence[str] = (), stage: str = "unknown", after: Sequence[str] = ()
 ) -> tuple[list[str], str | None]:
     """Steps naming what the failing message names (the root's, else a companion's, at most
     ``MAX_STEPS``), and where its traceback says the exception was raised."""
     frame = step_from_frames(root_text, before)
+    below = message_below(root_text, after)
+    if below is not None:
+        return [f"The message printed with the error says: \u201c{below}\u201d", *steps_from_message(below, stage)][:MAX_STEPS], frame
     for text in (root_text, *companions, *after):
         steps = steps_from_message(text, stage)
         if steps:
