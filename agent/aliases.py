@@ -58,7 +58,7 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
     ),
     NamePattern(
         "host",
-        re.compile(rf"^\s*host\s*:\s*(?P<name>{_HOST})\s*$"),
+        re.compile(rf"^\s*host\s*:\s*(?P<name>{_HOST}|\d{{1,3}}(?:-\d{{1,3}}){{3}})\s*$"),
         "  host      : papercup-ml-devbox-3.c.papercup-ml.internal",
         "QwenAudio/CosyVoice#199 (torchelastic root-cause block)",
         "papercup-ml-devbox-3.c.papercup-ml.internal",
@@ -86,6 +86,15 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
         "memory used=56.57GB) was running was 246.41GB / 251.54GB (0.979583)",
         "verl-project/verl#2950 (Ray's memory monitor names the node it killed a task on)",
         "10.20.49.141",
+    ),
+    NamePattern(
+        "host",
+        re.compile(r"\bCQE\(EI0013\): .{0,80}?Local information: server (?P<name>\d{1,3}(?:\.\d{1,3}){3})\b"),
+        "[PID: 3448331] 2025-12-04-21:59:08.232.310 Execution Error ROCE CQE(EI0013): An error CQE occurred during "
+        "operator execution. Local information: server 10.0.1.7, device ID 0, device IP 192.168.100.10. Peer "
+        "information: server 10.0.1.9, device ID 1, device IP 192.168.100.22.",
+        "hicann/hccl docs/en/user_guide/fault_diagnosis/task_exec_stage.md (knowledge/ascend/hccl-ei0013-error-cqe.md)",
+        "10.0.1.7",
     ),
     NamePattern(
         "rank",
@@ -116,6 +125,18 @@ PEER_PATTERNS: tuple[NamePattern, ...] = (
         "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
         "knowledge/cuda/nccl-ib-completion-error-12-retry-exceeded.md (a public NCCL issue's log line)",
         "10.216.210.236",
+    ),
+)
+
+PEER_PATTERNS += (
+    NamePattern(
+        "peer",
+        re.compile(r"\bCluster Exception Location\[IP/ID\]:\[(?P<name>\d{1,3}(?:\.\d{1,3}){3})/\d+\]"),
+        "[ERROR]HCCL(835695,python):2025-10-23-17:28:06.049.385[task_exception_handler.cc:610][835695][TaskExecStage]"
+        "[HeartbeatAbnormal]Cluster Exception Location[IP/ID]:[10.0.3.14/1], Arrival Time:[Thu Oct 23 17:25:58 2025], "
+        "Discoverer:[10.0.3.15/2], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has exited",
+        "hicann/hccl docs/en/user_guide/fault_diagnosis/task_exec_stage.md (knowledge/ascend/hccl-heartbeat-lost-occurred.md)",
+        "10.0.3.14",
     ),
 )
 

@@ -187,7 +187,7 @@ def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[Event
 def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str]:
     """The host/rank names a node's lines carry: its failure-event lines first, then its
     error lines, then any line (one sample per message shape). A console rank also takes
-    the host srun names for its task; a job logged as one stream also takes the peers its
+    the host srun names for its task; a job logged in one file also takes the peers its
     failure lines name as lost (first: the peer, not the reporter, is where to look)."""
     log = mined.nodes.get(node)
     if log is None:
@@ -205,7 +205,7 @@ def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str
         )
         if host and host not in names:
             names.insert(0, host)
-    if len(mined.nodes) == 1:
+    if len({other.source for other in mined.nodes.values()}) == 1:  # one file holds the whole job
         names = [*(p for p in peers_in(texts) if p not in names), *names]
     return names[:MAX_ALIASES]
 

@@ -57,3 +57,9 @@ def test_srun_task_lines_tie_ranks_to_hosts():
         "srun: error: localhost: task 3: Exited with exit code 1",
     ]
     assert task_hosts(lines) == {0: "292KF14", 8: "ml-512-node-060", 9: "ml-512-node-060"}
+
+
+def test_torchelastic_names_hosts_spelled_as_dashed_ips() -> None:
+    # Cloud and Kubernetes hosts are often named after their address: "10-61-0-26".
+    assert names_in("  host      : 10-61-0-26") == [("host", "10-61-0-26")]
+    assert names_in("  host      : 10-61-0") == []
