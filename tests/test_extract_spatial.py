@@ -24,11 +24,33 @@ def test_peers_naming_a_rank_blame_the_node_that_owns_it(tmp_path: Path) -> None
     table = build_table(mined)
     masker = Masker()
     identities = spatial.node_identities(mined, table, masker)
-    assert identities[("RANK", "2")] == "n2"
+    assert identities[("RANK", "2")] == ("n2",)
     lost = [t for t, s in table.events.items() if "heartbeat" in s.template]
     blame = spatial.blame_graph(mined, table, lost, identities, masker)
     assert blame.edges == {"n2": {"n0", "n1", "n3"}}
     assert blame.score == {"n0": 0.0, "n1": 0.0, "n2": 1.0, "n3": 0.0}
+
+
+def test_a_host_address_shared_by_its_rank_files_blames_all_of_them(tmp_path: Path) -> None:
+    # One file per rank, four ranks per host: each host's ranks print the host's address, and
+    # the peers of a host that died name that address ("Got completion from peer 10.0.0.2<...>").
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for rank in range(8):
+        host = "10.0.0.1" if rank < 4 else "10.0.0.2"
+        lines = [f"2024-10-02 10:00:00 INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:{host}<0>"]
+        if rank < 4:
+            lines.append("2024-10-02 10:05:00 WARN NET/IB : Got completion from peer 10.0.0.2<38936> with status=12")
+        (logs / f"rank_{rank}.log").write_text("\n".join(lines) + "\n")
+    mined = mine_job(logs, workers=1)
+    table = build_table(mined)
+    masker = Masker()
+    identities = spatial.node_identities(mined, table, masker)
+    assert identities[("IP", "10.0.0.2")] == ("rank_4", "rank_5", "rank_6", "rank_7")
+    lost = [t for t, s in table.events.items() if "completion" in s.template]
+    blame = spatial.blame_graph(mined, table, lost, identities, masker)
+    assert set(blame.edges) == {"rank_4", "rank_5", "rank_6", "rank_7"}
+    assert blame.edges["rank_5"] == {"rank_0", "rank_1", "rank_2", "rank_3"}
 
 
 def test_the_isolation_forest_isolates_the_node_that_counts_differently(tmp_path: Path) -> None:

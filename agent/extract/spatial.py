@@ -76,12 +76,15 @@ def _norm_value(kind: str, value: str) -> str:
 
 def node_identities(
     mined: MinedJob, table: EventTable, masker: Masker, weights: Weights = DEFAULT_WEIGHTS
-) -> dict[tuple[str, str], str]:
-    """(kind, value) -> the node it identifies.
+) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(kind, value) -> the node(s) it identifies.
 
     A message printed by most nodes, whose RANK/IP/NODE slot holds a different value on
-    each node, tells each node's own identity; node names themselves identify too."""
+    each node, tells each node's own identity; node names themselves identify too. With one
+    file per rank, a host's address is shared by its ranks: an IP slot whose values split the
+    nodes into groups of two or more identifies each group (a peer named by IP is a host)."""
     owners: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    groups: dict[str, Counter[str]] = defaultdict(Counter)  # host IP -> the ranks that print it as theirs
     n_nodes = len(table.node_names)
     for name in table.node_names:
         owners[("NODE", name)][name] += weights.identity_name_votes
@@ -105,7 +108,20 @@ def node_identities(
             if len(values) >= 2 and len(distinct) >= weights.identity_distinct_share * len(values):
                 for node, value in values.items():
                     owners[(kind, value)][node] += 1
-    return {key: counter.most_common(1)[0][0] for key, counter in owners.items()}
+            elif kind == "IP" and len(values) >= 4 and len(distinct) >= 2 and _host_groups(values):
+                for node, value in values.items():
+                    groups[value][node] += 1
+    found: dict[tuple[str, str], tuple[str, ...]] = {key: (counter.most_common(1)[0][0],) for key, counter in owners.items()}
+    for value, counter in groups.items():
+        if ("IP", value) not in found:
+            top = max(counter.values())
+            found[("IP", value)] = tuple(sorted(n for n, votes in counter.items() if votes == top))
+    return found
+
+
+def _host_groups(values: dict[str, str]) -> bool:
+    """Values shared by ranks of one host: every value held by two or more nodes."""
+    return all(n >= 2 for n in Counter(values.values()).values())
 
 
 @dataclass
@@ -119,7 +135,7 @@ def blame_graph(
     mined: MinedJob,
     table: EventTable,
     candidate_tids: list[int],
-    identities: dict[tuple[str, str], str],
+    identities: dict[tuple[str, str], tuple[str, ...]],
     masker: Masker,
 ) -> Blame:
     """Who names whom in failure-time messages (timeouts, connection errors, waits)."""
@@ -134,8 +150,10 @@ def blame_graph(
                 for kind, value in masker.params(text):
                     if kind not in IDENTITY_KINDS:
                         continue
-                    owner = identities.get((kind, _norm_value(kind, value)))
-                    if owner and owner != node:
+                    owned = identities.get((kind, _norm_value(kind, value)), ())
+                    if node in owned:
+                        continue  # a node naming itself (or its own host)
+                    for owner in owned:
                         edges[owner].add(node)
                         events[owner].add(tid)
     others = max(len(table.node_names) - 1, 1)
