@@ -49,12 +49,13 @@ MASKS: tuple[Mask, ...] = (
     Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+[a-zA-Z]{0,3}\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b", needs=("-",)),
     Mask("RANK", r"\b((?:[Rr]ank|RANK)(?:_?[Ii][Dd])?|local_rank|LOCAL_RANK)(\s*[=:_\[]?\s*)(\d+)", keep=2,
          needs=("ank", "ANK")),
-    # Also tqdm's count before "[elapsed<remaining", as HF Trainer prints its steps:
+    # Also tqdm's count before "[elapsed<remaining, rate]" when the rate is in steps (not
+    # examples/s of a preprocessing bar), as HF Trainer prints its steps:
     #   "  2%|▏         | 775/33687 [36:09<24:45:22,  2.71s/it]" (chartwiz LLaVA train log)
     # and fairseq's JSON progress: '"num_updates": "14200"' (ropadet fairseq train log), and the
     # ticks of NVIDIA's StyleGAN/EDM loops: "tick 1938  kimg 96993.1   time 6d 23h 54m   sec/tick
     # 307.0" (Mattias421/tdmolflow slurm-3658512.out).
-    Mask("ITER", r'((?<!/)\b(?:iteration|iter|global_step|step|Step|tick)|\| (?=\d+/\d+ \[[\d:]+<)|"num_updates": ")'
+    Mask("ITER", r'((?<!/)\b(?:iteration|iter|global_step|step|Step|tick)|\| (?=\d+/\d+ \[[\d:]+<[\d:?]+, *[\d.?]*(?:s/it|it/s))|"num_updates": ")'
          r"(\s*[=:]?\s*\[?\s*)(\d+)", keep=2, needs=("iter", "step", "Step", "/it", "it/s", "num_updates", "tick")),
     # Digit runs, also inside words (worker12 -> worker<NUM>), but not after a capital:
     # error codes such as EZ9999 / EI0002 / W1203 are constants worth keeping.
