@@ -55,8 +55,10 @@ MASKS: tuple[Mask, ...] = (
     # and fairseq's JSON progress: '"num_updates": "14200"' (ropadet fairseq train log), and the
     # ticks of NVIDIA's StyleGAN/EDM loops: "tick 1938  kimg 96993.1   time 6d 23h 54m   sec/tick
     # 307.0" (Mattias421/tdmolflow slurm-3658512.out).
-    Mask("ITER", r'((?<!/)\b(?:iteration|iter|global_step|step|Step|tick)|\| (?=\d+/\d+ \[[\d:]+<[\d:?]+, *[\d.?]*(?:s/it|it/s))|"num_updates": ")'
-         r"(\s*[=:]?\s*\[?\s*)(\d+)", keep=2, needs=("iter", "step", "Step", "/it", "it/s", "num_updates", "tick")),
+    # mmengine's (XTuner's) training lines: "01/29 21:35:34 - mmengine - INFO - Iter(train) [ 10/720]
+    # lr: 9.0001e-05 ..." (InternLM/xtuner docs, Quickstart); its "Iter(val)" lines are not steps.
+    Mask("ITER", r'((?<!/)\b(?:[Ii]teration|[Ii]ter|ITER(?:ATION)?|global_step|step|Step|tick)(?:\(train\))?|\| (?=\d+/\d+ \[[\d:]+<[\d:?]+, *[\d.?]*(?:s/it|it/s))|"num_updates": ")'
+         r"(\s*[=:]?\s*\[?\s*)(\d+)", keep=2, needs=("iter", "Iter", "ITER", "step", "Step", "/it", "it/s", "num_updates", "tick")),
     # Digit runs, also inside words (worker12 -> worker<NUM>), but not after a capital:
     # error codes such as EZ9999 / EI0002 / W1203 are constants worth keeping.
     Mask("NUM", r"(?<![A-Z\d])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"),

@@ -19,6 +19,7 @@ from agent.records import LogLine
         ("  2%|▏         | 775/33687 [36:09<24:45:22,  2.71s/it]", {"ITER": "775"}),
         ('{"epoch": 18, "update": 17.884, "num_updates": "14200", "lr": "8.029e-06"}', {"ITER": "14200"}),
         ("tick 1938  kimg 96993.1   time 6d 23h 54m   sec/tick 307.0", {"ITER": "1938"}),
+        ("01/29 21:35:34 - mmengine - INFO - Iter(train) [ 10/720]  lr: 9.0001e-05  loss: 2.6900", {"ITER": "10"}),
         ("connect to 10.0.3.17:29500 failed", {"IP": "10.0.3.17:29500"}),
         ("peer worker-7 closed the connection", {"NODE": "worker-7"}),
         ("saving /mnt/ckpt/iter_0001000/model.pt", {"PATH": "/mnt/ckpt/iter_0001000/model.pt"}),
