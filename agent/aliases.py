@@ -126,9 +126,6 @@ PEER_PATTERNS: tuple[NamePattern, ...] = (
         "knowledge/cuda/nccl-ib-completion-error-12-retry-exceeded.md (a public NCCL issue's log line)",
         "10.216.210.236",
     ),
-)
-
-PEER_PATTERNS += (
     NamePattern(
         "peer",
         re.compile(r"\bCluster Exception Location\[IP/ID\]:\[(?P<name>\d{1,3}(?:\.\d{1,3}){3})/\d+\]"),

@@ -51,6 +51,17 @@ _CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3, "pdsh": 3}
 TAIL_SNIFF_BYTES = 256 * 1024
 
 
+def prefix_match(line: str, fmt: ConsoleFormat | None) -> re.Match[str] | None:
+    """The launcher prefix a console line starts with: its own style, or any bracketed one
+    (launchers mix torchrun's [defaultN]: with the program's [rankN]:, and srun -l wraps both)."""
+    return (fmt.pattern.match(line) if fmt is not None else None) or BRACKETED_PREFIX.match(line)
+
+
+def prefix_rank(m: re.Match[str]) -> str:
+    """The rank (or pdsh host) a prefix match names."""
+    return next(g for g in m.groups() if g is not None)
+
+
 def tail_bracketed_ranks(path: Path) -> set[str]:
     """Ranks named by bracketed prefixes at the end of a plain file. PyTorch 2 prefixes only
     its crash reports with "[rankN]:", so a long console shows them in its last lines alone
@@ -67,7 +78,7 @@ def tail_bracketed_ranks(path: Path) -> set[str]:
     for line in tail.split("\n"):
         m = BRACKETED_PREFIX.match(line)
         if m:
-            ranks.add(next(g for g in m.groups() if g is not None))
+            ranks.add(prefix_rank(m))
     return ranks
 
 
@@ -75,9 +86,9 @@ def head_ranks(lines: Iterable[str], fmt: ConsoleFormat) -> set[str]:
     """The ranks a console file's first lines name."""
     ranks: set[str] = set()
     for n, line in enumerate(lines):
-        m = fmt.pattern.match(line) or BRACKETED_PREFIX.match(line)
+        m = prefix_match(line, fmt)
         if m:
-            ranks.add(next(g for g in m.groups() if g is not None))
+            ranks.add(prefix_rank(m))
         if n >= CONSOLE_SNIFF_LINES:
             break
     return ranks

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .consoles import (
-    BRACKETED_PREFIX,
     CONSOLE_FORMATS,
     CONSOLE_SNIFF_LINES,
     TAIL_SNIFF_BYTES,
@@ -34,6 +33,8 @@ from .consoles import (
     detect_console,
     files_are_nodes,
     head_ranks,
+    prefix_match,
+    prefix_rank,
     tail_bracketed_ranks,
 )
 from .errors import InputError
@@ -230,7 +231,6 @@ def _detect_console(path: Path) -> ConsoleFormat | None:
         return None
 
 
-
 def _head_ranks(source: SourceFile) -> set[str]:
     assert source.console is not None
     try:
@@ -263,7 +263,7 @@ def _file_span(source: SourceFile) -> tuple[float, float] | None:
 
 
 def _unprefixed(line: str, console: ConsoleFormat | None) -> str:
-    m = (console.pattern.match(line) if console else None) or BRACKETED_PREFIX.match(line)
+    m = prefix_match(line, console)
     return line[m.end() :] if m else line
 
 
@@ -362,7 +362,6 @@ def parse_level(text: str) -> str | None:
     return _LEVEL_NAMES[(m.group(1) or m.group(2)).upper()]
 
 
-
 def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, int, str]]:
     """Stream ``(node, lineno, text)`` of one file: ``read_lines`` without timestamps and
     levels, for callers that only look lines up (several times faster)."""
@@ -386,11 +385,9 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                     text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
                 node = source.node
                 if console is not None:
-                    # Launchers mix styles in one console (torchrun's [defaultN]: beside [rankN]:
-                    # from the program, srun -l's "N: " around both): any bracketed style counts.
-                    m = console.pattern.match(text) or BRACKETED_PREFIX.match(text)
+                    m = prefix_match(text, console)
                     if m:
-                        prefix = next(g for g in m.groups() if g is not None)
+                        prefix = prefix_rank(m)
                         if source.ranks_are_nodes:
                             node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
                         text = text[m.end() :]

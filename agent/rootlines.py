@@ -49,11 +49,11 @@ def read_root_lines(mined: MinedJob, diagnosis: Diagnosis) -> RootLines:
         if source is None:
             continue
         window = {n + k for n in lines for k in range(1, ADVICE_LINES_AFTER + 1)}
+        is_root_file = root is not None and root.node == node
         last = max(window)
-        if root is not None and root.node == node:
+        if is_root_file and root is not None:
             last = max(last, root.line + MESSAGE_LINES_AFTER)
         before: deque[str] = deque(maxlen=CONTEXT_LINES_BEFORE)
-        is_root_file = root is not None and root.node == node
         for line_node, lineno, text in read_texts(source, []):
             if lineno > last:
                 break

@@ -65,15 +65,18 @@ def for_stack(step: str, job_stack: str, log_text: str) -> str:
 
 def foreign_step(step: str, job_stack: str, log_text: str) -> bool:
     """Whether a remediation step is for the other stack: it names software only that stack
-    ships, none of this stack's, and the job's own lines do not name it (a job that imports flash_attn on an NPU may
-    well be told about flash_attn)."""
+    ships, none of this stack's, and the job's own lines do not name it (a job that imports
+    flash_attn on an NPU may well be told about flash_attn)."""
     if job_stack not in ("ascend", "cuda"):
         return False
     other, own = (CUDA_ONLY_STEP, ASCEND_ONLY_STEP) if job_stack == "ascend" else (ASCEND_ONLY_STEP, CUDA_ONLY_STEP)
     if own.search(step):
         return False  # a step for both stacks ("nvidia-smi or npu-smi") keeps its half for this one
     named = {_plain(m.group(0)) for m in other.finditer(step)}
-    return bool(named) and not any(n in _plain(log_text) for n in named)
+    if not named:
+        return False
+    seen = _plain(log_text)
+    return not any(n in seen for n in named)
 
 
 def _plain(text: str) -> str:

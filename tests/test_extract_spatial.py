@@ -6,10 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.extract import spatial
-from agent.extract.table import build_table
-from agent.mining import Masker, mine_job
+from agent.extract.table import EventTable, build_table
+from agent.mining import Masker, MinedJob, mine_job
 
 NODES = ["n0", "n1", "n2", "n3"]
+
+
+def _identities(logs: Path) -> tuple[MinedJob, EventTable, Masker, dict[tuple[str, str], tuple[str, ...]]]:
+    """The job mined, its event table, the masker and the node identities its lines tell."""
+    mined = mine_job(logs, workers=1)
+    table = build_table(mined)
+    masker = Masker()
+    return mined, table, masker, spatial.node_identities(mined, table, masker)
 
 
 def test_peers_naming_a_rank_blame_the_node_that_owns_it(tmp_path: Path) -> None:
@@ -20,10 +28,7 @@ def test_peers_naming_a_rank_blame_the_node_that_owns_it(tmp_path: Path) -> None
         if node != "n2":
             lines.append("2024-10-02 10:05:00 ERROR heartbeat lost from rank 2")
         (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
-    mined = mine_job(logs, workers=1)
-    table = build_table(mined)
-    masker = Masker()
-    identities = spatial.node_identities(mined, table, masker)
+    mined, table, masker, identities = _identities(logs)
     assert identities[("RANK", "2")] == ("n2",)
     lost = [t for t, s in table.events.items() if "heartbeat" in s.template]
     blame = spatial.blame_graph(mined, table, lost, identities, masker)
@@ -42,10 +47,7 @@ def test_a_host_address_shared_by_its_rank_files_blames_all_of_them(tmp_path: Pa
         if rank < 4:
             lines.append("2024-10-02 10:05:00 WARN NET/IB : Got completion from peer 10.0.0.2<38936> with status=12")
         (logs / f"rank_{rank}.log").write_text("\n".join(lines) + "\n")
-    mined = mine_job(logs, workers=1)
-    table = build_table(mined)
-    masker = Masker()
-    identities = spatial.node_identities(mined, table, masker)
+    mined, table, masker, identities = _identities(logs)
     assert identities[("IP", "10.0.0.2")] == ("rank_4", "rank_5", "rank_6", "rank_7")
     lost = [t for t, s in table.events.items() if "completion" in s.template]
     blame = spatial.blame_graph(mined, table, lost, identities, masker)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from agent.cli import app
 from l4synth import generate_demo
@@ -22,24 +22,30 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return job
 
 
+def _diagnose_with_stub(job: Path, answer: dict, monkeypatch: pytest.MonkeyPatch) -> tuple[Result, list[dict]]:
+    """`l4 diagnose JOB --format json` against a stub server that replies ``answer`` once."""
+    with StubOpenAI() as stub:
+        stub.enqueue(Reply.json(answer))
+        monkeypatch.setenv("L4_BASE_URL", stub.base_url)
+        monkeypatch.setenv("L4_MODEL", "stub-model")
+        result = CliRunner().invoke(app, ["diagnose", str(job), "--format", "json", "--no-cache"])
+        assert result.exit_code == 0, result.output
+        return result, stub.requests
+
+
 def test_diagnose_with_llm_endpoint(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     answer = {
         "category": "hardware", "subcategory": "accelerator", "root_cause": "GPU memory failed on node-03.",
         "remediation": ["Drain node-03.", "Run dcgmi diag."], "collect_next": ["nvidia-smi -q -d ECC"],
         "confidence": 0.8, "faulty_nodes": ["node-03"], "knowledge": [],
     }  # fmt: skip
-    with StubOpenAI() as stub:
-        stub.enqueue(Reply.json(answer))
-        monkeypatch.setenv("L4_BASE_URL", stub.base_url)
-        monkeypatch.setenv("L4_MODEL", "stub-model")
-        result = CliRunner().invoke(app, ["diagnose", str(demo), "--format", "json", "--no-cache"])
-        assert result.exit_code == 0, result.output
-        data = json.loads(result.stdout)
-        assert data["reasoner"].startswith("llm:")
-        assert data["root_cause"] == "GPU memory failed on node-03."
-        assert "Redacted" in result.stderr
-        sent = json.dumps(stub.requests)
-        assert "0123456789abcdef0123456789abcdef01234567" not in sent
+    result, requests = _diagnose_with_stub(demo, answer, monkeypatch)
+    data = json.loads(result.stdout)
+    assert data["reasoner"].startswith("llm:")
+    assert data["root_cause"] == "GPU memory failed on node-03."
+    assert "Redacted" in result.stderr
+    sent = json.dumps(requests)
+    assert "0123456789abcdef0123456789abcdef01234567" not in sent
 
 
 def test_llm_outage_falls_back_to_offline(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,13 +96,8 @@ def test_the_model_sees_the_traceback_above_the_root_redacted_and_fenced(tmp_pat
         "category": "user", "subcategory": "script_bug", "root_cause": "A shape bug in train.py.",
         "remediation": ["Fix train.py:42."], "collect_next": [], "confidence": 0.6, "faulty_nodes": [], "knowledge": [],
     }  # fmt: skip
-    with StubOpenAI() as stub:
-        stub.enqueue(Reply.json(answer))
-        monkeypatch.setenv("L4_BASE_URL", stub.base_url)
-        monkeypatch.setenv("L4_MODEL", "stub-model")
-        result = CliRunner().invoke(app, ["diagnose", str(tmp_path), "--format", "json", "--no-cache"])
-        assert result.exit_code == 0, result.output
-        user = stub.requests[0]["messages"][1]["content"]
+    _, requests = _diagnose_with_stub(tmp_path, answer, monkeypatch)
+    user = requests[0]["messages"][1]["content"]
     around = user.split("## Around the first event", 1)[1].split("## Nodes", 1)[0]
     assert 'File "/work/job/train.py", line 42, in step_fn' in around
     assert "> | 2024-05-12 10:00:30 ERROR RuntimeError: shape mismatch" in around

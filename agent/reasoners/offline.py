@@ -233,10 +233,11 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     code and reads the same paths, so a code or path error confined to some nodes points at
     those nodes' device or mounts rather than at the job's code or arguments."""
     extraction = evidence.extraction
-    waited = _wait_alone(choice, evidence)
+    text = _root_text(evidence.diagnosis)
+    waited = _wait_alone(choice, evidence, text)
     if waited is not None:
         return waited
-    absent = _ABSENT_PACKAGE.search(_root_text(evidence.diagnosis))
+    absent = _ABSENT_PACKAGE.search(text)
     if absent and (choice.category, choice.subcategory) == ("user", "software_incompatibility"):
         # A package missing as a whole is not installed where the job ran (the environment
         # was not activated, CANN's set_env.sh not sourced); a version mismatch shows as a
@@ -250,7 +251,6 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     confined = extraction.scope == "node_local" and 0 < len({_machine_of(n) for n in root.nodes}) < len(machines)
     if not confined:
         return choice
-    text = _root_text(evidence.diagnosis)
     if choice.category == "user" and choice.subcategory == "script_bug" and _DEVICE_REPORT.search(text) and len(root.nodes) == 1:
         return _Choice("hardware", "accelerator", choice.doc_id, choice.confidence,
                        f"{choice.why}, but only {root.nodes[0]}'s GPU reported it while every rank ran the same code")
@@ -271,20 +271,22 @@ _NETWORK_WORDS = re.compile(r"NET/IB|\bIB\b|\bRoCE\b|\bibv_|\bGID\b|(?i:completi
                             r"\bsocket\b|link (?:down|flap)|port (?:down|error)|unreachable)")
 
 
-def _wait_alone(choice: _Choice, evidence: Evidence) -> _Choice | None:
+def _wait_alone(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice | None:
     """A collective that timed out says only that some rank did not arrive, not that a link
     broke: broken links name themselves. On the first collectives the ranks could not reach
     each other as configured; later one rank was busy with work the others waited out."""
     extraction = evidence.extraction
     if extraction is None or not extraction.events or extraction.events[0].role_kind != "wait":
         return None
-    if (choice.category, choice.subcategory) != ("hardware", "network") or _NETWORK_WORDS.search(_root_text(evidence.diagnosis)):
+    if (choice.category, choice.subcategory) != ("hardware", "network") or _NETWORK_WORDS.search(root_text):
         return None
     if evidence.diagnosis.stage == "init":
         return replace(choice, category="platform", subcategory="platform_configuration",
-                                   why=f"{choice.why}; a timeout on the first collectives, with no network error, points at how the ranks were told to reach each other")
+                       why=f"{choice.why}; a timeout on the first collectives, with no network error, points at how "
+                           "the ranks were told to reach each other")
     return replace(choice, category="user", subcategory="configuration",
-                               why=f"{choice.why}; with no network error beside it, the others waited out one rank's long work (preprocessing, evaluation, saving) or a timeout too short for it")
+                   why=f"{choice.why}; with no network error beside it, the others waited out one rank's long work "
+                       "(preprocessing, evaluation, saving) or a timeout too short for it")
 
 
 # Slurm's --output/--error (job_%j.out beside job_%j.err) are two streams of one job, not two
