@@ -35,7 +35,7 @@ from .ingest import (
     read_lines,
 )
 from .scan import _ITER_VALUE, _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan, scan_lines
-from .timestamps import _TS_GLOG, _TS_ISO, _TS_SCAN_CHARS, _TS_SYSLOG
+from .timestamps import _TS_GLOG, _TS_ISO, _TS_MONTH_DAY, _TS_SCAN_CHARS, _TS_SYSLOG, _TS_US
 
 CHUNK_BYTES = 8 << 20  # per read: large enough that numpy's per-call overhead vanishes
 MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # a longer line is surely clipped by ingest: not modelled here
@@ -185,11 +185,21 @@ def _ts_plan(text: str) -> tuple[int, ...]:
         minutes_at = tz_at + (4 if sign and tz[3] == ":" else 3)
         return (ISO, *(_byte_offset(text, m.start(g)) for g in range(1, 7)), frac_at, frac_len, sign, tz_at + 1,
                 minutes_at)
+    m = _TS_US.search(head)
+    if m:  # the ISO plan with the year, month and day read from where this shape puts them
+        _ascii_digits(*(g for g in m.groups() if g))
+        frac_at, frac_len = (_byte_offset(text, m.start(7)), len(m.group(7))) if m.group(7) else (0, 0)
+        return (ISO, *(_byte_offset(text, m.start(g)) for g in (3, 1, 2, 4, 5, 6)), frac_at, frac_len, 0, 0, 0)
     m = _TS_GLOG.match(head)
     if m:
         _ascii_digits(*m.groups()[1:])
         return (GLOG, *(_byte_offset(text, m.start(g)) for g in range(2, 7)), _byte_offset(text, m.start(7)),
                 len(m.group(7)))
+    m = _TS_MONTH_DAY.match(head)
+    if m:  # the glog plan: month and day, no year
+        _ascii_digits(*(g for g in m.groups() if g))
+        frac_at, frac_len = (_byte_offset(text, m.start(6)), len(m.group(6))) if m.group(6) else (0, 0)
+        return (GLOG, *(_byte_offset(text, m.start(g)) for g in range(1, 6)), frac_at, frac_len)
     m = _TS_SYSLOG.search(head)
     if m:
         _ascii_digits(*m.groups()[1:])

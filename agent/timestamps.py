@@ -1,7 +1,8 @@
 """Timestamps at the head of log lines, as POSIX seconds.
 
 Real logs stamp lines in many ways (ISO and Python logging, CANN plog, syslog, dmesg -T,
-glog); syslog and glog omit the year, so a clock borrows the last year it saw.
+glog, Hugging Face's month-first dates, mmengine's month/day); syslog, glog and mmengine omit
+the year, so a clock borrows the last year it saw.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ _TS_SYSLOG = re.compile(
 )
 # glog "I0512 10:31:02.123456": level letter, month, day.
 _TS_GLOG = re.compile(r"^([DIWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,6})")
+# Month first, as Hugging Face example scripts configure logging (datefmt "%m/%d/%Y %H:%M:%S"):
+#   "05/17/2024 01:30:26 - INFO - llmtuner.model.utils.checkpointing - ..." (hiyouga/LLaMA-Factory#3779)
+_TS_US = re.compile(r"(?<![\d/])(\d{2})/(\d{2})/(\d{4})[ T](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?")
+# mmengine (XTuner, MMDetection) stamps month/day without a year at the head of a line:
+#   "01/29 21:35:34 - mmengine - INFO - Iter(train) [ 10/720]  lr: 9.0001e-05" (InternLM/xtuner docs)
+_TS_MONTH_DAY = re.compile(r"^\[?(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?(?![\d/])")
 _TS_SCAN_CHARS = 96  # timestamps sit at the head of a line; scanning further only finds false ones
 
 
@@ -64,11 +71,25 @@ class Clock:
                     digits = tz[1:].replace(":", "")
                     secs -= sign * (int(digits[:2]) * 3600 + int(digits[2:4]) * 60)
                 return secs + (int(frac) / 10 ** len(frac) if frac else 0.0)
+            m = _TS_US.search(head)
+            if m:
+                y = int(m.group(3))
+                self.year = y
+                secs = self._day(y, int(m.group(1)), int(m.group(2)))
+                secs += int(m.group(4)) * 3600 + int(m.group(5)) * 60 + int(m.group(6))
+                frac = m.group(7)
+                return secs + (int(frac) / 10 ** len(frac) if frac else 0.0)
             m = _TS_GLOG.match(head)
             if m:
                 secs = self._day(self.year, int(m.group(2)), int(m.group(3)))
                 secs += int(m.group(4)) * 3600 + int(m.group(5)) * 60 + int(m.group(6))
                 return secs + int(m.group(7)) / 10 ** len(m.group(7))
+            m = _TS_MONTH_DAY.match(head)
+            if m:
+                secs = self._day(self.year, int(m.group(1)), int(m.group(2)))
+                secs += int(m.group(3)) * 3600 + int(m.group(4)) * 60 + int(m.group(5))
+                frac = m.group(6)
+                return secs + (int(frac) / 10 ** len(frac) if frac else 0.0)
             m = _TS_SYSLOG.search(head)
             if m:
                 year = int(m.group(7)) if m.group(7) else self.year

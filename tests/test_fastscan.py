@@ -79,6 +79,9 @@ EDGE_CASES = {
     "invalid dates inherit": "2024-05-12 10:31:02 ok\n2024-13-12 10:31:02 month 13\n0000-01-01 00:00:00 y0\nplain\n",
     "yearless after one year": "I0512 10:31:02.123456 glog first\n2023-12-31 23:59:59 iso\nI0101 00:00:01.5 glog\n"
                                "May 12 10:31:02 syslog\nMay 12 10:31:02 2021 syslog with year\nJan  3 01:02:03.25 x\n",
+    "month first and month/day": "05/17/2024 01:30:26 - INFO - hf\n05/17/2024 01:30:27,250 - INFO - hf ms\n"
+                                 "01/29 21:35:34 - mmengine - INFO - Iter(train) [ 10/720]\n[01/29 21:35:35.5 x\n"
+                                 "13/40 10:00:00 not a date\n12/31/2024 23:59:59 end of year\n",
     "crlf and empty lines": "2024-05-12 10:31:02 a\r\n\r\n\n2024-05-12 10:31:03 a\r\r\nlast line without break",
     "levels": "[ERROR] x 1\nWARN y 2\nE0512 10:31:02.1 glog error\nerror: lowercase\nINFO:root:step 3\n",
     "iterations": " iteration 10/ 100 | loss 2.5\nstep=12 loss 1\nglobal_step: 7\nStep [  3] done\nrank 3 iter 99\n"

@@ -9,7 +9,7 @@ import pytest
 
 from agent.errors import InputError
 from agent.ingest import node_name_for, open_job, parse_level
-from agent.timestamps import parse_timestamp
+from agent.timestamps import Clock, parse_timestamp
 
 
 def _lines(job_path: Path) -> tuple[list, list[str]]:
@@ -139,7 +139,10 @@ def test_lines_without_timestamp_inherit_previous(tmp_path: Path) -> None:
         ("[2024-05-12 10:31:02,250] [INFO] x", 1715509862.25),
         ("[ERROR] HCCL(1,python):2024-05-12-10:31:02.250.123 [a.cc:1] x", 1715509862.25),
         ("2024-05-12T12:31:02+02:00 shifted zone", 1715509862.0),
+        ("05/12/2024 10:31:02 - INFO - llmtuner.model.adapter - Fine-tuning method: LoRA", 1715509862.0),
         ("no timestamp here", None),
+        ("see 12/05 for the plan", None),
+        ("13/40 10:31:02 - mmengine - INFO - month 13 is no date", None),
     ],
 )
 def test_timestamp_formats(text: str, expected: float | None) -> None:
@@ -150,6 +153,13 @@ def test_timestamp_formats(text: str, expected: float | None) -> None:
 def test_syslog_and_glog_timestamps_parse() -> None:
     assert parse_timestamp("May 12 10:31:02 node-3 kernel: NVRM: Xid") is not None
     assert parse_timestamp("W0512 10:31:02.123456 12345 file.cc:12] warn") is not None
+
+
+def test_mmengine_month_day_borrows_the_year() -> None:
+    clock = Clock()
+    assert clock.parse("2024-05-12 09:00:00 launcher") is not None
+    got = clock.parse("05/12 10:31:02 - mmengine - INFO - Iter(train) [ 10/720]  lr: 9.0001e-05")
+    assert got == pytest.approx(1715509862.0)
 
 
 @pytest.mark.parametrize(
