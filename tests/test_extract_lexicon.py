@@ -72,7 +72,9 @@ def test_has_error_words(template: str, error_words: bool) -> None:
 
 @pytest.mark.parametrize(
     ("template", "words"),
-    [("Inner Error!", 1), ("Last error:", 1), ("<TS> ERROR CUDA error: illegal memory access", 4), ("<NUM> <IP>", 0)],
+    [("Inner Error!", 1), ("Last error:", 1), ("<TS> ERROR CUDA error: illegal memory access", 4), ("<NUM> <IP>", 0),
+     # an exception's class is read as the phrase it is (verl NPU FAQ: "FileNotFoundError: common.pt")
+     ("FileNotFoundError: <*>", 3), ("RuntimeError: <*>", 1), ("torch.distributed.DistNetworkError: <*>", 4)],
 )
 def test_informative_words(template: str, words: int) -> None:
     assert lexicon.informative_words(template) == words

@@ -133,7 +133,19 @@ def informative_words(template: str) -> int:
     """Distinct real words in a template (masks, levels and codes excluded): how much a
     message says. 'Inner Error!' or 'Last error:' say little on their own."""
     words = {w.lower() for w in _WORD.findall(template) if w.upper() not in _LOG_NOISE_WORDS}
+    # An exception's class is a phrase: "FileNotFoundError: <*>" (three lines of one verl
+    # checkpoint load, each naming another file, verl NPU FAQ) says what failed even when
+    # Drain masked every file name; "RuntimeError: <*>" still says little.
+    head = _EXCEPTION_CLASS.match(template)
+    if head:
+        words.discard(head.group(1).lower())
+        words |= {p.lower() for p in _CAMEL_PART.findall(head.group(1)) if p not in _CLASS_SUFFIXES}
     return len(words)
+
+
+_EXCEPTION_CLASS = re.compile(r"^\s*(?:\w+\.)*(\w*(?:Error|Exception))\b:")
+_CAMEL_PART = re.compile(r"[A-Z][a-z]+")
+_CLASS_SUFFIXES = frozenset({"Error", "Exception"})
 
 
 def is_exception_line(raw: str) -> bool:
