@@ -45,6 +45,9 @@ from agent.extract import lexicon
         ("RuntimeError:", "", "candidate"),  # an exception line is never a heading
         # A watchdog timeout that only says it timed out stays a wait.
         ("Watchdog caught collective operation timeout: CUDA error: timed out", "", "wait"),
+        # A shell's xtrace echo is the command, not a message (mlcommons/training_results_v4.0, Red Hat log).
+        ("+ docker exec -it --env=CP --env=CUDA_DEVICE_MAX_CONNECTIONS --env=HYDRA_FULL_ERROR <*>", "", "context"),
+        ("++ export CUDA_VISIBLE_DEVICES=<NUM>", "", "context"),
     ],
 )
 def test_role_of(template: str, raw: str, role: str) -> None:

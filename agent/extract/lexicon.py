@@ -57,7 +57,11 @@ CONTEXT = re.compile(
     # unittest's heading above each failing test's traceback, whose exception line says what
     # failed: "ERROR: test_autograd_backward (__main__.TestMode)" (Ascend torch_npu fault-mode
     # troubleshooting example, benchmarks/real asc-c-torchnpu-ts-inplace-autograd)
-    r"^\s*(ERROR|FAIL): test\w* \([\w.]+\)\s*$"
+    r"^\s*(ERROR|FAIL): test\w* \([\w.]+\)\s*$|"
+    # A shell's xtrace echo of the command it is about to run is the job's input, however
+    # many error words its arguments carry: "+ docker exec -it --env=CP ... --env=HYDRA_FULL_ERROR"
+    # (mlcommons/training_results_v4.0, Red Hat llama2_70b_lora result log)
+    r"^\+{1,4} \S"
     r")"
 )
 
