@@ -186,6 +186,20 @@ def peers_in(texts: Iterable[str]) -> list[str]:
     return found
 
 
+def sole_host(texts: Iterable[str]) -> str | None:
+    """The one machine these lines name, or None when they name none or several. A console
+    whose lines only ever name one host ran its ranks there, as far as the log shows:
+    "liangxianchen-funasr-15wh-train-lxc0-w-0:15325:16199 [2] NCCL INFO [Service thread]
+    Connection closed by localRank 2" below "[rank2]: torch.cuda.OutOfMemoryError"
+    (modelscope/FunASR#2006)."""
+    hosts: set[str] = set()
+    for text in texts:
+        hosts.update(name for kind, name in names_in(text) if kind == "host")
+        if len(hosts) > 1:
+            return None
+    return next(iter(hosts), None)
+
+
 def task_hosts(texts: Iterable[str]) -> dict[int, str]:
     """Global rank -> host, from srun's per-task error lines (``task 3``, ``tasks 0-7``)."""
     hosts: dict[int, str] = {}

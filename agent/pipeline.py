@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import stackdetect
-from .aliases import MAX_ALIASES, aliases_from, peers_in, task_hosts
+from .aliases import MAX_ALIASES, aliases_from, peers_in, sole_host, task_hosts
 from .config import USE_PRIOR_BY_DEFAULT
 from .ingest import is_evidence_loss, read_texts
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
@@ -205,6 +205,10 @@ def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str
         )
         if host and host not in names:
             names.insert(0, host)
+        if not host and all(re.fullmatch(r"rank\d+", n) for n in names):  # no host of its own
+            only = sole_host(t for other in same_file for samples in other.samples.values() for t in samples)
+            if only and only not in names:
+                names.append(only)
     if len({other.source for other in mined.nodes.values()}) == 1:  # one file holds the whole job
         names = [*(p for p in peers_in(texts) if p not in names), *names]
     return names[:MAX_ALIASES]

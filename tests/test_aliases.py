@@ -63,3 +63,34 @@ def test_torchelastic_names_hosts_spelled_as_dashed_ips() -> None:
     # Cloud and Kubernetes hosts are often named after their address: "10-61-0-26".
     assert names_in("  host      : 10-61-0-26") == [("host", "10-61-0-26")]
     assert names_in("  host      : 10-61-0") == []
+
+
+# modelscope/FunASR#2006: the OOM is on [rank2]; only NCCL's lines name the machine.
+FUNASR = [
+    "[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 336.00 MiB. GPU  has a total capacity of 79.15 GiB",
+    "liangxianchen-funasr-15wh-train-lxc0-w-0:15325:16199 [2] NCCL INFO [Service thread] Connection closed by localRank 2",
+    "liangxianchen-funasr-15wh-train-lxc0-w-0:15323:16203 [0] NCCL INFO [Service thread] Connection closed by localRank 2",
+    "[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=15734, "
+    "OpType=ALLREDUCE, NumelIn=220084533, NumelOut=220084533, Timeout(ms)=600000) ran for 600037 milliseconds before timing out.",
+]
+
+
+def test_a_console_naming_one_machine_names_it_for_its_ranks(tmp_path) -> None:
+    from agent.pipeline import diagnose
+
+    (tmp_path / "console.log").write_text("\n".join(FUNASR) + "\n")
+    d = diagnose(tmp_path, reasoner="offline", workers=1)
+    assert d.faulty_nodes[0].node == "rank2"
+    assert "liangxianchen-funasr-15wh-train-lxc0-w-0" in d.faulty_nodes[0].aliases
+    # Two machines in the console: which one ran rank 2 is not known, so neither is named.
+    other = FUNASR[2].replace("lxc0-w-0", "lxc0-w-1")
+    (tmp_path / "console.log").write_text("\n".join([*FUNASR[:2], other, FUNASR[3]]) + "\n")
+    d = diagnose(tmp_path, reasoner="offline", workers=1)
+    assert not any("lxc0-w" in a for a in d.faulty_nodes[0].aliases)
+
+
+def test_sole_host() -> None:
+    from agent.aliases import sole_host
+
+    assert sole_host(FUNASR) == "liangxianchen-funasr-15wh-train-lxc0-w-0"
+    assert sole_host(FUNASR[:1]) is None
