@@ -71,7 +71,10 @@ WORDING_RULES: tuple[WordingRule, ...] = (
     _rule(r"(?i)\bnfs\b|stale file handle|i/o error|lustre|gpfs", "hardware/storage",
           "Mar  3 02:14:55 gpu-node-17 kernel: nfs: server nas01 not responding, still trying",
           "knowledge/platform/nfs-server-not-responding.md"),
-    _rule(r"(?i)segmentation fault|\bSIGSEGV\b", "framework/framework_bug",
+    # A native crash is most often binaries that do not belong together, rarely the framework's
+    # own bug: TensorFlow's hwloc clashing with Open MPI's (horovod/horovod troubleshooting docs),
+    # Horovod built with another compiler (horovod/horovod#1136).
+    _rule(r"(?i)segmentation fault|\bSIGSEGV\b", "user/software_incompatibility",
           "Fatal Python error: Segmentation fault", "knowledge/framework/torch-worker-segfault-sigsegv.md"),
     # Python's own exceptions on the root line are raised by the job's code or by its inputs.
     _rule(r"^\s*(\[\w+\]:\s*|\d+:\s*)?(KeyError|AttributeError|TypeError|ValueError|IndexError|NameError)\b",
