@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agent.extract import EventCandidate, Extraction, NodeCandidate
 from agent.extract.progress import Timeline
 from agent.knowledge import Hit
@@ -199,3 +201,29 @@ def test_a_retrieved_doc_speaks_for_the_line_only_when_it_shares_its_words() -> 
     words = _distinctive_words(line)
     assert not _shares_words(words, mce)
     assert _shares_words(words, place)
+
+
+def test_a_generic_nccl_error_at_set_up_reads_as_the_set_up(tmp_path) -> None:
+    from agent.pipeline import diagnose
+
+    # coreweave/ml-containers#10: one line, before any training.
+    line = "NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8"
+    (tmp_path / "console.log").write_text(line + "\n")
+    d = diagnose(tmp_path, reasoner="offline", workers=1)
+    assert (d.category, d.subcategory) == ("platform", "platform_configuration")
+    assert "setting up" in d.root_cause
+    # A device trace beside it keeps the doc's own (mid-run, hardware) reading.
+    (tmp_path / "console.log").write_text(
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n" + line + "\n")
+    d = diagnose(tmp_path, reasoner="offline", workers=1)
+    assert d.category == "hardware"
+
+
+def test_setup_reading_must_be_in_the_vocabulary() -> None:
+    from agent.knowledge.docs import KnowledgeDoc
+
+    base = dict(id="x-doc", title="t", category="hardware", subcategory="network", stack="cuda",
+                symptoms=["training_crash"], severity="low", node_local=False, sources=["https://example.org/a"])
+    assert KnowledgeDoc(**base, setup_reading="platform/platform_configuration").setup_reading
+    with pytest.raises(ValueError):
+        KnowledgeDoc(**base, setup_reading="platform/network")

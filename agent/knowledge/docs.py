@@ -83,6 +83,9 @@ class KnowledgeDoc(BaseModel):
     severity: Literal["critical", "high", "medium", "low"]
     node_local: StrictBool
     wrapper: StrictBool = False  # the message reports a failed call; the cause is printed beside it
+    # "category/subcategory" the message means while the job is still setting up, when no
+    # hardware trace stands beside it (a generic NCCL error at init is the set-up, not a device)
+    setup_reading: str | None = None
     remediation: list[str] = []
     collect_next: list[str] = []
     sources: list[str] = Field(min_length=1)
@@ -116,6 +119,11 @@ class KnowledgeDoc(BaseModel):
     def _consistent(self) -> KnowledgeDoc:
         if self.category in CATEGORIES:
             subcategory_of(self.category, self.subcategory)
+        if self.setup_reading is not None:
+            category, _, subcategory = self.setup_reading.partition("/")
+            if category not in CATEGORIES:
+                raise ValueError(f"setup_reading {self.setup_reading!r}: unknown category {category!r}")
+            subcategory_of(category, subcategory)
         if self.path is not None and Path(self.path).stem != self.id:
             raise ValueError(f"id {self.id!r} differs from the file name {Path(self.path).name!r}")
         return self

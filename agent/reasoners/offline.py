@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .. import stackdetect
+from ..aliases import peers_in
 from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
@@ -248,6 +249,9 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         # missing piece of a package that is there ("No module named 'vllm.lora.lora_model'").
         return replace(choice, category="user", subcategory="configuration",
                        why=f"{choice.why}; '{absent.group(1)}' is missing as a whole, so the job ran outside the environment that has it")
+    setup = _setup_reading(choice, evidence, text)
+    if setup is not None:
+        return setup
     machines = {_machine_of(n) for n in evidence.nodes}
     if extraction is None or not extraction.events or len(machines) < 2:
         return choice
@@ -291,6 +295,28 @@ def _wait_alone(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice 
     return replace(choice, category="user", subcategory="configuration",
                    why=f"{choice.why}; with no network error beside it, the others waited out one rank's long work "
                        "(preprocessing, evaluation, saving) or a timeout too short for it")
+
+
+# A device or link that broke names itself: Xid, ECC, a port or link going down.
+_HARDWARE_TRACE = re.compile(r"(?i)\bXid\b|\becc\b|uncorrectable|fallen off the bus|link (?:is )?down|port (?:is )?down|"
+                             r"\bNET/IB\b.{0,60}(?:error|fail)|hardware error|\bmce\b")
+
+
+def _setup_reading(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice | None:
+    """A generic error while the job was still setting up, with no hardware trace beside it,
+    is how the job or its container was set up: devices that served the last job rarely break
+    in the first second of this one (the doc's ``setup_reading`` says what it then means)."""
+    doc = evidence.docs.get(choice.doc_id) if choice.doc_id else None
+    reading = getattr(doc, "setup_reading", None)
+    if not reading or evidence.diagnosis.stage != "init":
+        return None
+    beside = [root_text, *evidence.root_before, *evidence.root_after]
+    if _HARDWARE_TRACE.search("\n".join(beside)) or peers_in(beside):
+        return None  # a broken device, or one machine its peers could not reach
+    category, _, subcategory = reading.partition("/")
+    return replace(choice, category=category, subcategory=subcategory,
+                   why=f"{choice.why}; printed while the job was setting up, with no device or link error beside it, "
+                       "it points at how the job was set up")
 
 
 # Slurm's --output/--error (job_%j.out beside job_%j.err) are two streams of one job, not two
