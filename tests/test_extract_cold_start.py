@@ -56,6 +56,25 @@ def test_cold_start_root(tmp_path: Path, lines: list[str], expected: str) -> Non
     assert expected in root_text(tmp_path, lines)
 
 
+# rcc-uchicago/pedramh-profiling e3sm_train_3166315.e: the shell's module error, then torchrun's
+# ranks log normally and one fails on its own.
+MODULE_NOISE = [
+    "Lmod has detected the following error: The following module(s) are unknown:",
+    '"conda"',
+    *[f"2026-05-29 12:16:55,79{i} - root - INFO - Torch version: 2.6.0+cu124" for i in range(4)],
+    "[rank0]: Traceback (most recent call last):",
+    '[rank0]:   File "/work2/11095/jwan4/PanguWeather/v2.0/train.py", line 3795, in <module>',
+    "[rank0]:     os.makedirs(params['experiment_dir'], exist_ok=True)",
+    "[rank0]: PermissionError: [Errno 13] Permission denied: '/glade'",
+]
+
+
+def test_an_unstamped_set_up_error_the_program_ran_past_is_noise(tmp_path: Path) -> None:
+    assert "PermissionError" in root_text(tmp_path, MODULE_NOISE)
+    # Without the program's own logging in between, nothing says the job got past it.
+    assert "Lmod" in root_text(tmp_path, [MODULE_NOISE[0], MODULE_NOISE[1], *MODULE_NOISE[-4:]])
+
+
 def test_without_the_tail_weight_a_start_up_error_would_win(tmp_path: Path) -> None:
     no_tail = dataclasses.replace(Weights(), tail_lines=10**9)
     assert "PMIX ERROR" in root_text(tmp_path, [*STARTUP, *FAILURE], no_tail)

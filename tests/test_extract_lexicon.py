@@ -48,6 +48,14 @@ from agent.extract import lexicon
         # A shell's xtrace echo is the command, not a message (mlcommons/training_results_v4.0, Red Hat log).
         ("+ docker exec -it --env=CP --env=CUDA_DEVICE_MAX_CONNECTIONS --env=HYDRA_FULL_ERROR <*>", "", "context"),
         ("++ export CUDA_VISIBLE_DEVICES=<NUM>", "", "context"),
+        # nvidia-smi's table at job start is state (rcc-uchicago/pedramh-profiling e3sm_train_3166315.o);
+        # a failing GPU's row shows ERR!.
+        ("| GPU Name Persistence-M | Bus-Id Disp.A | Volatile Uncorr. ECC |", "", "context"),
+        ("| <NUM> NVIDIA H100 On | <*> Off | ERR! |", "", "candidate"),
+        # A launcher prefix left in the text does not hide a traceback's shape (same repository, .e file).
+        ('[rank<RANK>]: File "<PATH>", line <NUM>, in <module>', '[rank0]:   File "/work2/train.py", line 3795, in <module>',
+         "context"),
+        ("[rank<RANK>]: Traceback (most recent call last):", "[rank0]: Traceback (most recent call last):", "context"),
     ],
 )
 def test_role_of(template: str, raw: str, role: str) -> None:
@@ -122,3 +130,14 @@ def test_is_external_stop(template: str, external: bool) -> None:
 )
 def test_a_scheduler_stop_that_names_its_reason(template: str, names_reason: bool) -> None:
     assert lexicon.names_stop_reason(template) is names_reason
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["[rank0]: PermissionError: [Errno 13] Permission denied: '/glade'",
+     "[1,3]<stderr>:RuntimeError: NCCL error",
+     "(MegatronPolicyWorker pid=1391870) torch.distributed.DistBackendError: NCCL error in: init.cc:1"],
+)
+def test_exception_lines_behind_a_launcher_prefix(raw: str) -> None:
+    assert lexicon.is_exception_line(raw)
+    assert lexicon.exception_class(raw) is not None

@@ -11,6 +11,7 @@ import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from agent.extract import Weights, extract
@@ -197,7 +198,8 @@ def test_select_leaves_its_candidates_unchanged() -> None:
     before = [dataclasses.replace(e, reasons=list(e.reasons)) for e in scored]
     # select reads a job's raw samples (to tell Python exceptions apart) and line numbers (line order in a file)
     mined = SimpleNamespace(nodes={"n0": SimpleNamespace(samples={1: ["event one"], 2: ["event two"]},
-                                                         source=Path("n0.log"), lineno=list(range(1, 8)))})
+                                                         source=Path("n0.log"), lineno=list(range(1, 8)),
+                                                         stamped=np.ones(7, dtype=bool), level=np.zeros(7, dtype=np.int8))})
     chosen = select(scored, mined, table)  # type: ignore[arg-type]
     assert [(e.tid, e.role) for e in chosen.events] == [(1, "root"), (2, "companion")]
     assert scored == before  # roles and reasons of the inputs did not change

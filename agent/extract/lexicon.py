@@ -10,6 +10,23 @@ from __future__ import annotations
 
 import re
 
+# A launcher's prefix on a line that stayed in its file's text (a per-node file, or a file
+# with one rank's prefixed traceback, which no console split stripped) says who printed the
+# line, not what it is: "[rank0]: PermissionError: [Errno 13] Permission denied: '/glade'"
+# (rcc-uchicago/pedramh-profiling e3sm_train_3166315.e), "[1,3]<stderr>:", and Ray's
+# "(MegatronPolicyWorker pid=1391870) " (NVIDIA-NeMo/RL#3155). Shapes are read after it.
+_LAUNCHER_PREFIX = re.compile(
+    r"^\s*(?:\[(?:default|rank)(?:\d+|<RANK>|<NUM>)\]:|\[(?:\d+|<NUM>),(?:\d+|<NUM>)\]<std(?:out|err)>:|"
+    r"\((?:[\w.]+ )?pid=(?:\d+|<NUM>)(?:, ip=[^)]*)?\) ?)[ ]?"
+)
+
+
+def unprefixed(text: str) -> str:
+    """The line without a launcher's prefix (``[rank3]:``, ``[1,3]<stdout>:``, Ray's ``(pid=..)``)."""
+    m = _LAUNCHER_PREFIX.match(text)
+    return text[m.end():] if m else text
+
+
 # Waiting on or losing a peer: usually a consequence, but a timeout can be the first sign
 # (a connect that never succeeds), so these stay eligible as roots.
 WAIT = re.compile(
@@ -61,7 +78,12 @@ CONTEXT = re.compile(
     # A shell's xtrace echo of the command it is about to run is the job's input, however
     # many error words its arguments carry: "+ docker exec -it --env=CP ... --env=HYDRA_FULL_ERROR"
     # (mlcommons/training_results_v4.0, Red Hat llama2_70b_lora result log)
-    r"^\+{1,4} \S"
+    r"^\+{1,4} \S|"
+    # A row of a status table (nvidia-smi's, printed at job start) is state, not a message; its
+    # header names "Uncorr. ECC" on every healthy machine: "| GPU  Name  Persistence-M | Bus-Id
+    # Disp.A | Volatile Uncorr. ECC |" (rcc-uchicago/pedramh-profiling, e3sm_train_3166315.o).
+    # A failing GPU shows "ERR!" in its row, which stays a candidate.
+    r"^\s*\|(?!.*ERR!).*\|\s*$"
     r")"
 )
 
@@ -104,12 +126,14 @@ _HEADING_MAX_WORDS = 3
 
 
 def is_heading(template: str) -> bool:
+    template = unprefixed(template)
     return bool(_HEADING.match(template)) and not EXCEPTION.match(template) and informative_words(template) <= _HEADING_MAX_WORDS
 
 
 def role_of(template: str, raw: str = "") -> str:
     """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
     indentation that marks traceback source lines."""
+    template, raw = unprefixed(template), unprefixed(raw)
     # An indented line is a traceback's source line, unless it reports a failure itself:
     # CANN indents its TraceBack reasons ("        rtFftsPlusTaskLaunch execute failed,
     # reason=[driver error:out of memory]", hiyouga/LlamaFactory#5322).
@@ -136,24 +160,24 @@ _LOG_NOISE_WORDS = frozenset({"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRAC
 def informative_words(template: str) -> int:
     """Distinct real words in a template (masks, levels and codes excluded): how much a
     message says. 'Inner Error!' or 'Last error:' say little on their own."""
+    template = unprefixed(template)
     words = {w.lower() for w in _WORD.findall(template) if w.upper() not in _LOG_NOISE_WORDS}
     # An exception's class is a phrase: "FileNotFoundError: <*>" (three lines of one verl
     # checkpoint load, each naming another file, verl NPU FAQ) says what failed even when
     # Drain masked every file name; "RuntimeError: <*>" still says little.
     head = _EXCEPTION_CLASS.match(template)
     if head:
-        words.discard(head.group(1).lower())
-        words |= {p.lower() for p in _CAMEL_PART.findall(head.group(1)) if p not in _CLASS_SUFFIXES}
+        words.discard(head.group("cls").lower())
+        words |= {p.lower() for p in _CAMEL_PART.findall(head.group("cls")) if p not in _CLASS_SUFFIXES}
     return len(words)
 
 
-_EXCEPTION_CLASS = re.compile(r"^\s*(?:\w+\.)*(\w*(?:Error|Exception))\b:")
 _CAMEL_PART = re.compile(r"[A-Z][a-z]+")
 _CLASS_SUFFIXES = frozenset({"Error", "Exception"})
 
 
 def is_exception_line(raw: str) -> bool:
-    return bool(EXCEPTION.match(raw))
+    return bool(EXCEPTION.match(unprefixed(raw)))
 
 
 def is_external_stop(template: str) -> bool:
@@ -211,7 +235,7 @@ _EXCEPTION_CLASS = re.compile(r"^\s*(?:\w+\.)*(?P<cls>\w*(?:Error|Exception))\b:
 
 
 def exception_class(raw: str) -> str | None:
-    m = _EXCEPTION_CLASS.match(raw)
+    m = _EXCEPTION_CLASS.match(unprefixed(raw))
     return m.group("cls") if m else None
 
 
@@ -232,6 +256,6 @@ def is_fault_indicating(template: str, raw: str = "") -> bool:
     """Whether the line reads as a fault by itself: a Python exception, a marked error
     (``FAULT_MARK``), a device fault or a task that exited with an error."""
     return any(
-        bool(EXCEPTION.match(text) or FAULT_MARK.search(text) or DEVICE_FAULT.search(text) or TASK_ERROR_EXIT.search(text))
+        bool(EXCEPTION.match(unprefixed(text)) or FAULT_MARK.search(text) or DEVICE_FAULT.search(text) or TASK_ERROR_EXIT.search(text))
         for text in (template, raw) if text
     )

@@ -32,6 +32,7 @@ from .weights import DEFAULT_WEIGHTS, Weights
 MAX_EVENTS = 5  # root plus companions reported
 MAX_CASCADES = 5  # waits and teardown kept for context
 NO_LEVEL = 0  # mining.LEVEL_CODES[None]
+INFO_LEVEL = 2  # mining.LEVEL_CODES["INFO"]
 
 
 def episode(
@@ -135,16 +136,39 @@ def past_startup_noise(
     gtseligas/lcn-llama). An error that says how the program carried on ("going to /tmp
     instead") is start-up noise in the same way, timestamps or not."""
     fallback = lexicon.announces_fallback(root.template)
-    if not fallback and (not math.isnan(root.first_ts) or _is_fatal_line(root, mined, table)):
+    resumed = _program_logged_after(root, mined, table)
+    if not fallback and resumed is None and (not math.isnan(root.first_ts) or _is_fatal_line(root, mined, table)):
         return root
     source, line = _first_line(root, mined, table)
+    after = line + weights.surfacing_lines if resumed is None else min(resumed, line + weights.surfacing_lines)
     later = []
     for e in eligible:
         e_source, e_line = _first_line(e, mined, table)
-        if (e_source == source and e_line - line > weights.surfacing_lines and _is_fatal_line(e, mined, table)
+        if (e_source == source and e_line > after and _is_fatal_line(e, mined, table)
                 and not lexicon.announces_fallback(e.template)):
             later.append((e_line, e))
     return min(later, key=lambda pair: pair[0])[1] if later else root
+
+
+PROGRAM_LINES = 3  # stamped lines of normal logging that show a program ran on
+
+
+def _program_logged_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
+    """The line by which a program had started logging normally after an unstamped error:
+    the shell's set-up complaints (Lmod's "The following module(s) are unknown" above a
+    torchrun whose ranks then log "2026-05-29 12:16:55,793 - root - INFO - Torch version"
+    and fail on their own, rcc-uchicago/pedramh-profiling e3sm_train_3166315.e) did not stop
+    the job. None when the root carries a time or nothing ran after it."""
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    if log.stamped[pos]:
+        return None
+    normal = np.flatnonzero(log.stamped[pos + 1:] & (log.level[pos + 1:] <= INFO_LEVEL) & (log.level[pos + 1:] != NO_LEVEL))
+    if len(normal) < PROGRAM_LINES:
+        return None
+    return int(log.lineno[pos + 1 + normal[PROGRAM_LINES - 1]])
 
 
 def underlying_error(
