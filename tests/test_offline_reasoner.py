@@ -227,3 +227,12 @@ def test_setup_reading_must_be_in_the_vocabulary() -> None:
     assert KnowledgeDoc(**base, setup_reading="platform/platform_configuration").setup_reading
     with pytest.raises(ValueError):
         KnowledgeDoc(**base, setup_reading="platform/network")
+
+
+def test_a_hardware_doc_near_in_wording_needs_a_hardware_trace_in_the_log() -> None:
+    # rcc-uchicago/pedramh-profiling e3sm_train_3166613.e: the module system's complaint shares
+    # "error detected" with Xid 74's NVLink doc; without a device in the log it is no device fault.
+    lmod = "Lmod has detected the following error: The following module(s) are unknown:"
+    assert verdict(evidence(lmod, ["worker-1"], hits=(hit("hardware", "network", "xid-74"),)))[0] != "hardware"
+    xid = "NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, NVLink: fatal error detected on link 3"
+    assert verdict(evidence(xid, ["worker-1"], hits=(hit("hardware", "network", "xid-74"),)))[0] == "hardware"

@@ -144,9 +144,18 @@ class OfflineReasoner:
         votes: dict[tuple[str, str], float] = {}
         best_doc: dict[tuple[str, str], str] = {}
         hits = [h for h in evidence.knowledge if not _is_wrapper(evidence, h.id)] or evidence.knowledge
-        root_words = _distinctive_words(_root_text(evidence.diagnosis))
+        root_text = _root_text(evidence.diagnosis)
+        root_words = _distinctive_words(root_text)
+        # A device or link verdict needs the device or link in the log: resemblance in wording
+        # is no hardware trace ("Lmod has detected the following error" is not Xid 74's "fatal
+        # error detected on link", rcc-uchicago/pedramh-profiling e3sm_train_3166613.e).
+        # (A peer's timeout is judged by _wait_alone and the timeout rules instead.)
+        beside = "\n".join([root_text, *evidence.root_before, *evidence.root_after])
+        hardware_seen = bool(_HARDWARE_TRACE.search(beside) or _NETWORK_WORDS.search(beside) or lexicon.WAIT.search(root_text))
         for weight, hit in zip(RETRIEVAL_VOTES, hits, strict=False):
             if hit.score < RETRIEVAL_DECISIVE or not _shares_words(root_words, evidence.docs.get(hit.id)):
+                continue
+            if hit.category == "hardware" and not hardware_seen:
                 continue
             key = (hit.category, hit.subcategory)
             votes[key] = votes.get(key, 0.0) + weight * hit.score
@@ -299,7 +308,9 @@ def _wait_alone(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice 
 
 # A device or link that broke names itself: Xid, ECC, a port or link going down.
 _HARDWARE_TRACE = re.compile(r"(?i)\bXid\b|\becc\b|uncorrectable|fallen off the bus|link (?:is )?down|port (?:is )?down|"
-                             r"\bNET/IB\b.{0,60}(?:error|fail)|hardware error|\bmce\b")
+                             r"\bNET/IB\b.{0,60}(?:error|fail)|hardware error|\bmce\b|\bibv_|\bCQE\b|\bRoCE\b|heartbeat|"
+                             r"nvlink|\bpcie\b|\baer\b|thermal|throttl|\bhbm\b|aicore|device (?:is )?lost|lost device|"
+                             r"not responding|node fail|\bsxid\b|retired pages|row remap")
 
 
 def _setup_reading(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice | None:
