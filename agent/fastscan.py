@@ -31,6 +31,7 @@ from .ingest import (
     SourceFile,
     _encoding,
     _open_binary,
+    after_progress_bar,
     parse_level,
     read_lines,
 )
@@ -120,6 +121,8 @@ class _Shapes:
         text = text.rstrip("\r\n")
         if "\x00" in text or "\ufffd" in text or len(text) > MAX_LINE_CHARS:
             raise Unsupported("NUL padding, a replacement character or a clipped line")  # ingest warns of each
+        if after_progress_bar(text) is not text:
+            raise Unsupported("a message glued after a progress bar")  # ingest reads the message alone
         scan = self.scan
         ref = text.encode().translate(_ZERO_DIGITS)
         idx = self.ref_index.get(ref)

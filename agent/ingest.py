@@ -362,6 +362,25 @@ def parse_level(text: str) -> str | None:
     return _LEVEL_NAMES[(m.group(1) or m.group(2)).upper()]
 
 
+# tqdm redraws its bar without a line break, so whatever is printed next lands on the bar's
+# line: " 12%|###7   | 1/8 [01:34<11:01, 94.51s/it]slurmstepd: error: *** JOB 3180828 ON
+# c562-009 CANCELLED AT 2026-06-04T13:30:59 DUE TO TIME LIMIT ***" (rcc-uchicago/pedramh-profiling
+# e3sm_train_3180828.e). The message after the bar is what the line says.
+_BAR_END = re.compile(r"(?:it/s|s/it)(?:, [^\]]{0,80})?\]")
+GLUED_MIN_CHARS = 12
+
+
+def after_progress_bar(text: str) -> str:
+    """The message glued after a progress bar on one line, else the line as it is."""
+    if "]" not in text or "it" not in text:
+        return text
+    ends = [m.end() for m in _BAR_END.finditer(text)]
+    if not ends:
+        return text
+    rest = text[ends[-1]:].lstrip()
+    return rest if len(rest) >= GLUED_MIN_CHARS and any(c.isalpha() for c in rest[:GLUED_MIN_CHARS]) else text
+
+
 def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, int, str]]:
     """Stream ``(node, lineno, text)`` of one file: ``read_lines`` without timestamps and
     levels, for callers that only look lines up (several times faster)."""
@@ -383,6 +402,7 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                 if len(text) > MAX_LINE_CHARS:
                     clipped += 1
                     text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
+                text = after_progress_bar(text)
                 node = source.node
                 if console is not None:
                     m = prefix_match(text, console)

@@ -111,6 +111,8 @@ UNSUPPORTED = {
     "iteration past int64": b"step 1234567890123456789012 done\n",
     "arabic digits": "step ٣ done\n".encode(),
     "a literal replacement character": "2024-05-12 10:31:02 shown as \ufffd already\n".encode(),
+    "a message glued after a progress bar": b"\r 12%|###7   | 1/8 [01:34<11:01, 94.51s/it]slurmstepd: error: *** JOB 1 "
+                                            b"CANCELLED AT 2026-06-04T13:30:59 DUE TO TIME LIMIT ***\n",
 }
 
 

@@ -285,3 +285,20 @@ def test_files_are_nodes_decides_from_overlap_first() -> None:
     assert files_are_nodes([(0, 100), (5, 90), (3, 120)], [{"0"}, {"0"}, {"0"}])
     assert not files_are_nodes([(0, 100), (200, 300)], [{"0"}, {"1"}])  # sequential wins over disjoint ranks
     assert not files_are_nodes([None, None], [{"0", "1"}, {"0", "1"}])  # unknown: split as restarts
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        # rcc-uchicago/pedramh-profiling e3sm_train_3180828.e: Slurm's stop lands on tqdm's last bar.
+        (" 12%|###7      | 1/8 [01:34<11:01, 94.51s/it]slurmstepd: error: *** JOB 3180828 ON c562-009 CANCELLED AT "
+         "2026-06-04T13:30:59 DUE TO TIME LIMIT ***",
+         "slurmstepd: error: *** JOB 3180828 ON c562-009 CANCELLED AT 2026-06-04T13:30:59 DUE TO TIME LIMIT ***"),
+        ("100%|##########| 8/8 [00:01<00:00,  5.00it/s, loss=0.5]", None),  # a bar alone stays as it is
+        ("Epoch 1: 100%|##| 8/8 [00:01<00:00,  5.00it/s] ok", None),  # too little after it to be a message
+    ],
+)
+def test_a_message_glued_after_a_progress_bar_is_read_alone(line: str, read: str | None) -> None:
+    from agent.ingest import after_progress_bar
+
+    assert after_progress_bar(line) == (read if read is not None else line)
