@@ -169,6 +169,16 @@ def test_a_jobs_stdout_and_stderr_files_are_one_machine() -> None:
     assert verdict(ev) == ("platform", "resource_management")
 
 
+@pytest.mark.parametrize(("a", "b"), [("train_2844512.out", "train_2844512.err"), ("e3sm_train_3190856.e", "e3sm_train_3190856.o"),
+                                      ("e3sm_sfno_train.o5808053", "e3sm_sfno_train.e5808053")])
+def test_stream_files_of_one_job_name_one_machine(a: str, b: str) -> None:
+    from agent.reasoners.offline import _machine_of
+
+    assert _machine_of(a) == _machine_of(b)
+    assert _machine_of("node-1") != _machine_of("node-2")
+    assert _machine_of("e3sm_sfno_train.o5808053") != _machine_of("e3sm_sfno_train.o5808054")
+
+
 def test_a_package_missing_as_a_whole_is_the_environment_not_a_version() -> None:
     whole = "ModuleNotFoundError: No module named 'torch'"
     assert verdict(evidence(whole, NODES, scope="global", library=(match("user", "software_incompatibility"),))) == (

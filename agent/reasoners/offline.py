@@ -331,8 +331,10 @@ def _setup_reading(choice: _Choice, evidence: Evidence, root_text: str) -> _Choi
 
 
 # Slurm's --output/--error (job_%j.out beside job_%j.err) are two streams of one job, not two
-# machines: nanovlm_train_2844512.out and nanovlm_train_2844512.err (EPFL izar nanoVLM homework).
-_STREAM_SUFFIX = re.compile(r"(?i)[._-](?:err|out|stderr|stdout|error|output)$")
+# machines: nanovlm_train_2844512.out and nanovlm_train_2844512.err (EPFL izar nanoVLM homework);
+# so are e3sm_train_3190856.e and .o, and PBS's e3sm_sfno_train.o5808053 and .e5808053
+# (rcc-uchicago/pedramh-profiling).
+_STREAM_SUFFIX = re.compile(r"(?i)[._-](?:err|out|stderr|stdout|error|output|e|o)(?=\d*$)")
 
 
 def _machine_of(node: str) -> str:

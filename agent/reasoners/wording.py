@@ -53,7 +53,10 @@ WORDING_RULES: tuple[WordingRule, ...] = (
     # NCCL refusing how it was called is the caller's code (a duplicate GPU, a mismatched collective).
     _rule(r"(?i)invalid usage|ncclInvalidUsage", "user/script_bug",
           "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.", "knowledge/cuda/nccl-invalid-usage.md"),
-    _rule(r"(?i)divisible|must be|invalid (value|argument|config)|\bnan\b|loss scale|not found|no such file",
+    # A path that is not what the job said it is: "IsADirectoryError: [Errno 21] Is a directory:
+    # '/work2/11095/jwan4/PanguWeather/v2.0'" (rcc-uchicago/pedramh-profiling e3sm_train_3166999.e).
+    _rule(r"(?i)divisible|must be|invalid (value|argument|config)|\bnan\b|loss scale|not found|no such file|"
+          r"(is|not) a directory|could not find|cannot find|can't find",
           "user/configuration",
           "OSError: libhccl.so: cannot open shared object file: No such file or directory",
           "knowledge/ascend/cann-env-not-sourced.md"),
