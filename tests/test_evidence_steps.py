@@ -218,3 +218,12 @@ def test_a_framed_heading_reads_on_and_launcher_boilerplate_is_not_quoted() -> N
               "a non-zero exit code. Per user-direction, the job has been aborted.", "-" * 55]
     assert message_below("[gn05:194927] *** End of error message ***", mpirun) is None
     assert message_hints(["wandb: You can sync this run to the cloud by running:"]) == []
+
+
+def test_a_bare_exception_quotes_the_statement_above_it() -> None:
+    # aws-samples/awsome-distributed-training (Megatron GPT-3 README): --eval-iters 0 without --split 100,0,0.
+    before = ['  File "/workspace/Megatron-LM/megatron/core/datasets/megatron_dataset.py", line 42, in __init__',
+              "    assert num_samples > 0"]
+    step = step_from_frames("AssertionError", before)
+    assert step is not None and "`assert num_samples > 0`" in step
+    assert "failing statement" not in (step_from_frames("AssertionError: num_samples is 0", before) or "")

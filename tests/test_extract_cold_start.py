@@ -105,3 +105,10 @@ def test_an_unstamped_error_block_is_one_fault_speaking(tmp_path: Path) -> None:
     assert not any("Solution" in t for t in texts)
     apart = extract(mine_job(logs, workers=1), None, None, dataclasses.replace(Weights(), companion_lines=0))
     assert len(apart.events) == 1
+
+
+def test_a_bare_exception_ending_a_traceback_is_the_root(tmp_path: Path) -> None:
+    lines = ["Traceback (most recent call last):",
+             '  File "/workspace/Megatron-LM/megatron/core/datasets/megatron_dataset.py", line 42, in __init__',
+             "    assert num_samples > 0", "AssertionError"]
+    assert root_text(tmp_path, lines) == "AssertionError"

@@ -329,15 +329,19 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
         return None
     innermost = stack[-1]
     own = [f for f in stack if f.package is None]
+    # A bare exception ("AssertionError") is explained by its frame's source line just above:
+    # "    assert num_samples > 0" (aws-samples/awsome-distributed-training, Megatron GPT-3 README).
+    source_line = before[-1].strip() if before and text.strip().endswith(exc["exc"]) and before[-1][:1].isspace() else ""
+    failing = f" (the failing statement: `{source_line}`)" if source_line and not source_line.startswith("File ") else ""
     if innermost.package is None:
-        return (f"The {exc['exc']} is raised in the job's checkout (not an installed package) at {innermost}: "
+        return (f"The {exc['exc']} is raised in the job's checkout (not an installed package) at {innermost}{failing}: "
                 "fix the code there, or the data or setting that reaches it with this value.")
     if own:
         caller = own[-1]
-        return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}), called from the job's checkout at "
+        return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing}, called from the job's checkout at "
                 f"{caller}: check what the job passes there, and whether this {innermost.package} version supports it "
                 "(the version the project pins, or its issue tracker for the message).")
-    return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}) with no frame of the job's checkout: "
+    return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing} with no frame of the job's checkout: "
             f"suspect the installed {innermost.package} version; try the version the project pins or search its tracker "
             "for the message.")
 

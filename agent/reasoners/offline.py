@@ -66,6 +66,7 @@ _ASSERTION = re.compile(r"\bAssertionError\b")
 _ARGUMENT_CHECK = re.compile(
     r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires|is None\b|"
     r"too (large|small|big|long|short|many|few)\b|exceeds?\b|out of range|at (least|most)\b|"
+    r"\bassert \w+ *[<>]=? *\d|"
     r"do(es)? not match|not equal to|learning.?rate|batch.?size|num_layers|seq.?length|parallel size|world size"
 )
 
@@ -232,7 +233,9 @@ def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
         if seconds < SHORT_TIMEOUT_SECONDS:
             return _Choice("user", "configuration", None, 0.4,
                            f"reports a timeout of {seconds:g} s, far below the stack's default, so the wait itself was likely normal")
-    internal_assert = _ASSERTION.search(text) and not _ARGUMENT_CHECK.search(text) and not has_signature
+    # A bare "AssertionError" says what failed in the statement above it ("assert num_samples > 0").
+    checked = text if text.strip() != "AssertionError" or not evidence.root_before else f"{text} {evidence.root_before[-1]}"
+    internal_assert = _ASSERTION.search(text) and not _ARGUMENT_CHECK.search(checked) and not has_signature
     if internal_assert:
         return _Choice("framework", "framework_bug", None, 0.4, "is an internal assertion of the framework, not a check of the user's input")
     return None
