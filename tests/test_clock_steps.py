@@ -66,3 +66,17 @@ def test_the_root_event_survives_a_clock_step(tmp_path: Path, back: int) -> None
     assert (d.category, d.subcategory) == ("user", "script_bug")
     assert d.faulty_nodes[0].node == "worker-2"
     assert any("clock steps back" in w for w in analysis.warnings)
+
+
+def test_a_date_inside_a_message_is_not_a_time(tmp_path: Path) -> None:
+    # rcc-uchicago/pedramh-profiling e3sm_train_3180828.o: a weather model prints the simulated period.
+    lines = [f"{_stamp(i)} INFO iteration {i} | loss 2.5" for i in range(50)]
+    lines[20:22] = ["Start date: 2045-01-01_00:00:00", "End date: 2050-01-01_00:00:00"]
+    mined = mine(tmp_path, {"worker-1": lines})
+    times, warnings = clock.far_dates(mined)
+    ts = times["worker-1"]
+    assert np.nanmax(ts) - np.nanmin(ts) < 3600  # the job's own hour, not 2050
+    assert len(warnings) == 1 and "2 line(s) begin with a date far from the rest" in warnings[0]
+    other = tmp_path / "b"
+    other.mkdir()
+    assert clock.far_dates(mine(other, {"w": [f"{_stamp(i)} INFO ok {i}" for i in range(5)]})) == ({}, [])

@@ -63,7 +63,10 @@ def extract(
     normal jobs when there are none."""
     w = weights
     progress_tids = progress.progress_templates(mined, w)
+    undated, date_warnings = clock.far_dates(mined)
+    mined = clock.with_times(mined, undated)
     unstepped, clock_warnings = clock.unstep_times(mined)
+    clock_warnings = [*date_warnings, *clock_warnings]
     mined = clock.with_times(mined, unstepped)
     mined = clock.with_times(mined, clock.impute_times(mined, w))
     table = build_table(mined, clock.estimate_skew(mined, progress_tids, w))

@@ -160,6 +160,39 @@ def synchronous_groups(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> l
 
 
 CLOCK_STEP_SECONDS = 60.0  # a node's stamps going back this far is a clock step, not write jitter
+FAR_DATE_SECONDS = 60 * 86400.0  # no job's log spans this far from its own middle
+
+
+def far_dates(mined: MinedJob, far: float = FAR_DATE_SECONDS) -> tuple[dict[str, np.ndarray], list[str]]:
+    """New ``ts`` arrays for nodes where some lines begin with a date that is not when they
+    were written: a weather model's "Start date: 2045-01-01_00:00:00"
+    (rcc-uchicago/pedramh-profiling e3sm_train_3180828.o) is the simulated period, printed in
+    a job run in 2026. Stamps this far from the job's median are message text: those lines,
+    and the unstamped lines that inherited them, take the last real time before them. (The
+    job's median, not the file's: that file holds one real stamp and six such dates.)"""
+    changed: dict[str, np.ndarray] = {}
+    warnings: list[str] = []
+    stamps = [log.ts[log.stamped & ~np.isnan(log.ts)] for log in mined.nodes.values()]
+    if sum(len(t) for t in stamps) < 3:
+        return changed, warnings
+    middle = float(np.median(np.concatenate(stamps)))
+    for name, log in mined.nodes.items():
+        stamped = log.stamped & ~np.isnan(log.ts)
+        good = stamped & (np.abs(log.ts - middle) <= far)
+        bad = stamped & ~good
+        if not bad.any():
+            continue
+        last_good = np.maximum.accumulate(np.where(good, np.arange(len(log.ts)), -1))
+        new_ts = log.ts.copy()
+        fill = ~good & (last_good >= 0)
+        new_ts[fill] = log.ts[last_good[fill]]
+        # Before the first real time, nothing dates the line.
+        new_ts[~good & (last_good < 0)] = np.nan
+        changed[name] = new_ts
+        first = int(log.lineno[np.flatnonzero(bad)[0]])
+        warnings.append(f"{name}: {int(bad.sum())} line(s) begin with a date far from the rest of the log (first at line "
+                        f"{first} of {log.source.name}); read as message text, not as when they were written")
+    return changed, warnings
 
 
 def unstep_times(mined: MinedJob, threshold: float = CLOCK_STEP_SECONDS) -> tuple[dict[str, np.ndarray], list[str]]:
