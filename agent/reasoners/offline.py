@@ -313,7 +313,8 @@ def _wait_alone(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice 
 _HARDWARE_TRACE = re.compile(r"(?i)\bXid\b|\becc\b|uncorrectable|fallen off the bus|link (?:is )?down|port (?:is )?down|"
                              r"\bNET/IB\b.{0,60}(?:error|fail)|hardware error|\bmce\b|\bibv_|\bCQE\b|\bRoCE\b|heartbeat|"
                              r"nvlink|\bpcie\b|\baer\b|thermal|throttl|\bhbm\b|aicore|device (?:is )?lost|lost device|"
-                             r"not responding|node fail|\bsxid\b|retired pages|row remap")
+                             r"not responding|node fail|\bsxid\b|retired pages|row remap|link quality|retransmi|pcs_err|"
+                             r"crc err|symbol.?err|port_rcv_err|link_?downed")
 
 
 def _setup_reading(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice | None:
