@@ -199,14 +199,13 @@ def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str
     names = aliases_from(texts, node)
     rank = re.fullmatch(r"rank(\d+)", node.rpartition("/")[2])
     if rank:
-        same_file = [other for other in mined.nodes.values() if other.source == log.source]
-        host = task_hosts(t for other in same_file for samples in other.samples.values() for t in samples).get(
-            int(rank.group(1))
-        )
+        file_texts = [t for other in mined.nodes.values() if other.source == log.source
+                      for samples in other.samples.values() for t in samples]
+        host = task_hosts(file_texts).get(int(rank.group(1)))
         if host and host not in names:
             names.insert(0, host)
         if not host and all(re.fullmatch(r"rank\d+", n) for n in names):  # no host of its own
-            only = sole_host(t for other in same_file for samples in other.samples.values() for t in samples)
+            only = sole_host(file_texts)
             if only and only not in names:
                 names.append(only)
     if len({other.source for other in mined.nodes.values()}) == 1:  # one file holds the whole job

@@ -172,12 +172,13 @@ def far_dates(mined: MinedJob, far: float = FAR_DATE_SECONDS) -> tuple[dict[str,
     job's median, not the file's: that file holds one real stamp and six such dates.)"""
     changed: dict[str, np.ndarray] = {}
     warnings: list[str] = []
-    stamps = [log.ts[log.stamped & ~np.isnan(log.ts)] for log in mined.nodes.values()]
+    stamped_of = {name: log.stamped & ~np.isnan(log.ts) for name, log in mined.nodes.items()}
+    stamps = [log.ts[stamped_of[name]] for name, log in mined.nodes.items()]
     if sum(len(t) for t in stamps) < 3:
         return changed, warnings
     middle = float(np.median(np.concatenate(stamps)))
     for name, log in mined.nodes.items():
-        stamped = log.stamped & ~np.isnan(log.ts)
+        stamped = stamped_of[name]
         good = stamped & (np.abs(log.ts - middle) <= far)
         bad = stamped & ~good
         if not bad.any():

@@ -109,7 +109,7 @@ class OfflineReasoner:
         d.collect_next = list(doc.collect_next) if doc is not None else _generic_collect(d)
         # The log's own fix comes first: CANN and HCCL print one under the code they explain.
         d.remediation = [*(f"The log's own advice: {a}" for a in evidence.log_advice), *d.remediation]
-        seen = "\n".join([root_text, *evidence.root_before, *evidence.root_after, *companions])
+        seen = "\n".join([*_around(root_text, evidence), *companions])
         d.remediation = [kept for s in d.remediation if (kept := stackdetect.for_stack(s, evidence.stack, seen))]
         d.knowledge = _knowledge_refs(evidence, choice.doc_id)
         d.reasoner = self.name
@@ -151,7 +151,7 @@ class OfflineReasoner:
         # is no hardware trace ("Lmod has detected the following error" is not Xid 74's "fatal
         # error detected on link", rcc-uchicago/pedramh-profiling e3sm_train_3166613.e).
         # (A peer's timeout is judged by _wait_alone and the timeout rules instead.)
-        beside = "\n".join([root_text, *evidence.root_before, *evidence.root_after])
+        beside = "\n".join(_around(root_text, evidence))
         hardware_seen = bool(_HARDWARE_TRACE.search(beside) or _NETWORK_WORDS.search(beside) or lexicon.WAIT.search(root_text))
         for weight, hit in zip(RETRIEVAL_VOTES, hits, strict=False):
             if hit.score < RETRIEVAL_DECISIVE or not _shares_words(root_words, evidence.docs.get(hit.id)):
@@ -325,7 +325,7 @@ def _setup_reading(choice: _Choice, evidence: Evidence, root_text: str) -> _Choi
     reading = getattr(doc, "setup_reading", None)
     if not reading or evidence.diagnosis.stage != "init":
         return None
-    beside = [root_text, *evidence.root_before, *evidence.root_after]
+    beside = _around(root_text, evidence)
     if _HARDWARE_TRACE.search("\n".join(beside)) or peers_in(beside):
         return None  # a broken device, or one machine its peers could not reach
     category, _, subcategory = reading.partition("/")
@@ -343,6 +343,11 @@ _STREAM_SUFFIX = re.compile(r"(?i)[._-](?:err|out|stderr|stdout|error|output|e|o
 
 def _machine_of(node: str) -> str:
     return _STREAM_SUFFIX.sub("", node)
+
+
+def _around(root_text: str, evidence: Evidence) -> list[str]:
+    """The root's line with the traceback above it and the message's rest below it."""
+    return [root_text, *evidence.root_before, *evidence.root_after]
 
 
 def _root_text(d: Diagnosis) -> str:
