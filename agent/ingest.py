@@ -402,15 +402,19 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                 if len(text) > MAX_LINE_CHARS:
                     clipped += 1
                     text = text[:MAX_LINE_CHARS] + f" …[{len(text) - MAX_LINE_CHARS} chars clipped]"
-                text = after_progress_bar(text)
                 node = source.node
-                if console is not None:
-                    m = prefix_match(text, console)
-                    if m:
+                # The rank prefix comes before a bar its rank drew; the glued message may
+                # carry its own prefix ("[rank0]: 12%|#| 1/8 [..., 94.51s/it][rank0]: Traceback").
+                for _ in range(2):
+                    if console is not None and (m := prefix_match(text, console)):
                         prefix = prefix_rank(m)
                         if source.ranks_are_nodes:
                             node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
                         text = text[m.end() :]
+                    glued = after_progress_bar(text)
+                    if glued is text:
+                        break
+                    text = glued
                 yield node, lineno, text
     except (EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError) as exc:
         warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")

@@ -152,12 +152,12 @@ def test_the_root_lines_are_read_back_around_the_root(tmp_path) -> None:
 def test_a_time_limit_that_ended_a_hang_says_so_and_a_crash_does_not(tmp_path) -> None:
     from agent.pipeline import Diagnoser
 
-    def job(name: str, last: str) -> list[str]:
+    def job(name: str, last: str, between: tuple[str, ...] = ()) -> list[str]:
         logs = tmp_path / name / "logs"
         logs.mkdir(parents=True)
         lines = [f"[2024-05-01 10:{i:02d}:00] iteration {i * 10}/1000 | loss 2.{i:02d} | elapsed time per iteration (s): 60.0"
                  for i in range(30)]
-        lines.append(last)
+        lines += [*between, last]
         (logs / "slurm-42.out").write_text("\n".join(lines) + "\n")
         return Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1).remediation
 
@@ -165,6 +165,13 @@ def test_a_time_limit_that_ended_a_hang_says_so_and_a_crash_does_not(tmp_path) -
     assert any("logged no progress after iteration 290" in s and "hung" in s for s in hung)
     crashed = job("crashed", "[2024-05-01 12:30:00] RuntimeError: CUDA error: an illegal memory access was encountered")
     assert not any("logged no progress" in s for s in crashed)
+    # A job still logging its own work (a long validation) when the limit hit was slow, not hung
+    # (rcc-uchicago/pedramh-profiling e3sm_train_3180828: validation at 95 s per batch, then TIME LIMIT).
+    validating = job("validating", "slurmstepd: error: *** JOB 42 ON node7 CANCELLED AT 2024-05-01T12:30:00 DUE TO TIME LIMIT ***",
+                     ("[2024-05-01 11:40:05] Finished Bias Plots...",
+                      "[2024-05-01 12:05:12] Saved bias plot (level value heuristic) to: results/plots/bias_epoch_1.png",
+                      "[2024-05-01 12:29:37] ===== END TRAINER FIRST FORWARD PASS DIAGNOSTIC ====="))
+    assert not any("logged no progress" in s for s in validating)
 
 
 def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator() -> None:

@@ -97,6 +97,8 @@ def test_informative_words(template: str, words: int) -> None:
         ("RuntimeError: ACL stream synchronize failed", True),
         ("torch.distributed.DistBackendError: NCCL error", True),
         ("KeyboardInterrupt", True),
+        ("StopIteration", True),  # Ascend/pytorch migration guide: a traceback through torch's module.py ends so
+        ("StopIterationCount: 3", False),
         ("2024-10-02 10:00:00 RuntimeError: late", False),  # must start the line
         ("an error occurred", False),
     ],
@@ -141,3 +143,10 @@ def test_a_scheduler_stop_that_names_its_reason(template: str, names_reason: boo
 def test_exception_lines_behind_a_launcher_prefix(raw: str) -> None:
     assert lexicon.is_exception_line(raw)
     assert lexicon.exception_class(raw) is not None
+
+
+def test_a_traceback_relayed_by_wandb_is_still_a_traceback() -> None:
+    # vyjur/master-project output.err (Slurm job 21171137): the sweep agent re-prints a trial's traceback.
+    assert lexicon.role_of('wandb: ERROR   File "/cluster/home/u/master-project/src/model/base/bert.py", line 220, in train') == "context"
+    assert lexicon.is_exception_line("wandb: ERROR torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 768.00 MiB.")
+    assert lexicon.role_of("wandb: Agent Starting Run: em3qtl1s with config:") == "candidate"

@@ -177,6 +177,44 @@ def test_without_times_a_warning_far_above_the_crash_is_startup_noise(tmp_path: 
     assert extract(mine_job(logs, workers=1)).events[0].template.startswith("WARNING")
 
 
+def test_an_error_the_program_carried_on_after_is_not_what_ended_the_job(tmp_path: Path) -> None:
+    # Real shape (vyjur/master-project output.err of Slurm job 21171137): a wandb sweep trial
+    # dies of a CUDA OOM, the agent relays its traceback, starts the next trial and prints its
+    # config; then Slurm kills the job for host memory.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 768.00 MiB. GPU 0 has a total capacity of "
+           "31.73 GiB of which 618.19 MiB is free.")
+    trial = ["Traceback (most recent call last):", '  File "/home/u/proj/src/model/bert.py", line 220, in train', oom,
+             "Run unxsy0hh errored:", "wandb: ERROR Traceback (most recent call last):",
+             'wandb: ERROR   File "/home/u/proj/src/model/bert.py", line 220, in train', f"wandb: ERROR {oom}"]
+    config = ["wandb: Agent Starting Run: em3qtl1s with config:",
+              *(f"wandb: \t{k}: {v}" for k, v in [("batch_size", 128), ("embedding_dim", 64), ("epochs", 100),
+                                                  ("learning_rate", 0.001), ("max_length", 64), ("optimizer", "adam"),
+                                                  ("stride", 60), ("weight_decay", 0.001), ("valid_batch_size", 16)]),
+              "wandb: Tracking run with wandb version 0.19.1", "wandb: Syncing run deep-sweep-6"]
+    killed = ["/var/slurm_spool/job21171137/slurm_script: line 22: 1687899 Killed    poetry run python ./main.py",
+              "slurmstepd: error: Detected 1 oom_kill event in StepId=21171137.batch. Some of the step tasks have been OOM Killed."]
+    (logs / "output.err.log").write_text("\n".join([*trial, *config, *killed]) + "\n")
+    assert "Killed" in extract(mine_job(logs, workers=1)).events[0].template
+    # The same error again after the next trial started is the failure repeating: it stays the root.
+    (logs / "output.err.log").write_text("\n".join([*trial, *config, *trial, "wandb: ERROR Detected 5 failed runs in a row "
+                                                    "at start, killing sweep."]) + "\n")
+    assert extract(mine_job(logs, workers=1)).events[0].template.startswith("torch.OutOfMemoryError")
+
+
+def test_an_exception_does_not_surface_a_note_that_reports_no_failure(tmp_path: Path) -> None:
+    # hutuxian/RSPNet log/workerlog.0: Paddle's device note, then the data error's traceback.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    rows = ["W0304 13:21:27.447440 38931 device_context.cc:362] Please NOTE: device: 0, GPU Compute Capability: 7.0, "
+            "Driver API Version: 11.0, Runtime API Version: 10.1",
+            "Traceback (most recent call last):", '  File "train.py", line 92, in <module>',
+            "Exception: No video found in data/kinetics100/train_video"]
+    (logs / "workerlog.0.log").write_text("\n".join(rows) + "\n")
+    assert extract(mine_job(logs, workers=1)).events[0].template.startswith("Exception: No video found")
+
+
 # ---- purity: selection returns new candidates and a new timeline
 
 
@@ -196,10 +234,13 @@ def test_select_leaves_its_candidates_unchanged() -> None:
         EventCandidate(2, table.events[2].template, 1.2, ["novel"], ["n0"], 11.0, "candidate", "candidate"),
     ]
     before = [dataclasses.replace(e, reasons=list(e.reasons)) for e in scored]
-    # select reads a job's raw samples (to tell Python exceptions apart) and line numbers (line order in a file)
+    # select reads a job's raw samples (to tell Python exceptions apart), line numbers (line order in a
+    # file) and what the lines after the root say (whether the program carried on)
     mined = SimpleNamespace(nodes={"n0": SimpleNamespace(samples={1: ["event one"], 2: ["event two"]},
-                                                         source=Path("n0.log"), lineno=list(range(1, 8)),
-                                                         stamped=np.ones(7, dtype=bool), level=np.zeros(7, dtype=np.int8))})
+                                                         source=Path("n0.log"), lineno=np.arange(1, 8),
+                                                         template=np.array([0, 0, 0, 0, 0, 1, 2]),
+                                                         stamped=np.ones(7, dtype=bool), level=np.zeros(7, dtype=np.int8))},
+                            miner=SimpleNamespace(template=lambda tid: {0: "step <NUM>"}.get(tid, table.events[tid].template)))
     chosen = select(scored, mined, table)  # type: ignore[arg-type]
     assert [(e.tid, e.role) for e in chosen.events] == [(1, "root"), (2, "companion")]
     assert scored == before  # roles and reasons of the inputs did not change

@@ -302,3 +302,15 @@ def test_a_message_glued_after_a_progress_bar_is_read_alone(line: str, read: str
     from agent.ingest import after_progress_bar
 
     assert after_progress_bar(line) == (read if read is not None else line)
+
+
+def test_a_bar_drawn_after_a_rank_prefix_keeps_its_rank_and_its_message(tmp_path: Path) -> None:
+    # tqdm's bar lands after the launcher's prefix, and the next message is glued onto it
+    # (the bar and stop line of rcc-uchicago/pedramh-profiling e3sm_train_3180828.e, under a rank prefix).
+    rows = [f"[rank{r}]: step {i} loss 2.5" for i in range(20) for r in range(2)]
+    rows += ["[rank1]:  12%|###7      | 1/8 [01:34<11:01, 94.51s/it]RuntimeError: CUDA error: an illegal memory access",
+             "[rank0]:  12%|###7      | 1/8 [01:34<11:01, 94.51s/it][rank0]: ValueError: bad batch at index 7"]
+    (tmp_path / "console.log").write_text("\n".join(rows) + "\n")
+    lines, _ = _lines(tmp_path)
+    assert (lines[-2].node, lines[-2].text) == ("rank1", "RuntimeError: CUDA error: an illegal memory access")
+    assert (lines[-1].node, lines[-1].text) == ("rank0", "ValueError: bad batch at index 7")

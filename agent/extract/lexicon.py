@@ -15,9 +15,12 @@ import re
 # line, not what it is: "[rank0]: PermissionError: [Errno 13] Permission denied: '/glade'"
 # (rcc-uchicago/pedramh-profiling e3sm_train_3166315.e), "[1,3]<stderr>:", and Ray's
 # "(MegatronPolicyWorker pid=1391870) " (NVIDIA-NeMo/RL#3155). Shapes are read after it.
+# wandb's sweep agent relays a failed run's traceback under its own prefix
+# ('wandb: ERROR   File "/cluster/home/.../bert.py", line 220, in train', vyjur/master-project
+# output.err of Slurm job 21171137): the relayed frame is a frame.
 _LAUNCHER_PREFIX = re.compile(
     r"^\s*(?:\[(?:default|rank)(?:\d+|<RANK>|<NUM>)\]:|\[(?:\d+|<NUM>),(?:\d+|<NUM>)\]<std(?:out|err)>:|"
-    r"\((?:[\w.]+ )?pid=(?:\d+|<NUM>)(?:, ip=[^)]*)?\) ?)[ ]?"
+    r"\((?:[\w.]+ )?pid=(?:\d+|<NUM>)(?:, ip=[^)]*)?\) ?|wandb: ERROR(?= ))[ ]?"
 )
 
 
@@ -94,8 +97,10 @@ RAW_CONTEXT = re.compile(r"^(\s{2,}\S|\s*File \")")
 # CANN's indented detail lines name the failing call and its source position.
 _CANN_DETAIL = re.compile(r"\b(failed|error)\b.{0,200}\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]", re.I)
 
-# Python exception lines ("RuntimeError: ...") are roots when nothing earlier explains them.
-EXCEPTION = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt|Exit|Failure|Fault)\b:?")
+# Python exception lines ("RuntimeError: ...") are roots when nothing earlier explains them;
+# so are the built-ins whose names end in none of these words ("StopIteration" closing a
+# traceback through torch/nn/modules/module.py, Ascend/pytorch migration guide, mmdetection YOLOv3).
+EXCEPTION = re.compile(r"^\s*(\w+\.)*(\w*(Error|Exception|Interrupt|Exit|Failure|Fault)|StopIteration|StopAsyncIteration)\b:?")
 
 
 # Words of failure: a tie-breaker between otherwise equal candidates, never a filter.
@@ -150,6 +155,13 @@ def role_of(template: str, raw: str = "") -> str:
 
 def has_error_words(template: str) -> bool:
     return bool(ERROR_WORDS.search(template) or EXCEPTION.search(template))
+
+
+def is_routine(template: str) -> bool:
+    """A line of the program's own routine work: no error words, no fault mark, not a
+    traceback frame, a wait or teardown. A hung program stops printing these; a program
+    that caught an error and carried on prints them again."""
+    return role_of(template) == "candidate" and not has_error_words(template) and not is_fault_indicating(template)
 
 
 

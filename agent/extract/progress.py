@@ -18,6 +18,7 @@ import numpy as np
 
 from ..mining import MinedJob
 from ..records import NodeLog
+from . import lexicon
 from .table import EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -26,6 +27,8 @@ _PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughp
 # A progress bar over loading, downloading or preprocessing counts shards or records, not
 # training steps. Real line (HF transformers, LLaMA-Factory logs):
 #   "Loading checkpoint shards: 100%|██████████| 4/4 [00:10<00:00,  2.5s/it]"
+_INFO_LEVEL = 2  # scan.LEVEL_CODES: lines above INFO are not routine
+
 _NOT_STEPS = re.compile(r"(?i)\b(?:load(?:ing)?|download\w*|fetching|map|tokeniz\w*|preprocess\w*|shards?|filter)\b|examples/s")
 
 
@@ -169,8 +172,10 @@ def build_timeline(
         timeline.silent_nodes = sorted(n for n, t in lasts.items() if t < typical_last - quiet)
 
     # Hang: progress stopped and the job went on (quietly) far longer than an iteration takes.
+    # Quietly: a job still logging its own ordinary work (validation, plots) was slow, not hung.
     if not math.isnan(step) and not math.isnan(end_ts) and not math.isnan(last_progress):
-        gap = end_ts - last_progress
+        busy_until = last_ordinary_ts(mined, table, heartbeat_templates(table, progress_tids, w))
+        gap = end_ts - max(last_progress, busy_until) if not math.isnan(busy_until) else end_ts - last_progress
         timeline.hang_seconds = gap
         timeline.hang = gap > max(w.hang_min_seconds, w.hang_steps * step)
     slowdown = detect_slowdown(trained, w)
@@ -196,6 +201,24 @@ def heartbeat_templates(table: EventTable, progress_tids: set[int], weights: Wei
         if per_node and lasting >= max(1, len(per_node) // 2):
             beats.add(tid)
     return beats
+
+
+def last_ordinary_ts(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> float:
+    """When the job last logged routine work of its own (not heartbeats, not the failure's
+    messages), on any node; NaN when it never did. A hang ends that work long before the
+    job ends; a slow step (validation cut by a time limit) does not."""
+    ordinary: dict[int, bool] = {}
+    last = math.nan
+    for name, log in mined.nodes.items():
+        tids = [int(t) for t in np.unique(log.template)]
+        for tid in tids:
+            if tid not in ordinary:
+                ordinary[tid] = tid not in heartbeats and lexicon.is_routine(mined.miner.template(tid))
+        keep = np.isin(log.template, [t for t in tids if ordinary[t]]) & ~np.isnan(log.ts) & (log.level <= _INFO_LEVEL)
+        if keep.any():
+            t = float(np.max(log.ts[keep])) - table.skew.get(name, 0.0)
+            last = t if math.isnan(last) else max(last, t)
+    return last
 
 
 def quiet_gap(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> tuple[float, float]:

@@ -25,7 +25,7 @@ from ..mining import MinedJob
 from . import lexicon
 from .crossjob import Verdict
 from .events import ERROR_LEVEL, EventCandidate, first_sample, spread
-from .progress import Timeline, heartbeat_templates, quiet_gap
+from .progress import Timeline, heartbeat_templates, last_ordinary_ts, quiet_gap
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -54,8 +54,11 @@ def episode(
                 if len(hit) and not math.isnan(prog.ts[hit[0]]):
                     return dataclasses.replace(timeline, onset_ts=float(prog.ts[hit[0]]))
         return dataclasses.replace(timeline, onset_ts=timeline.last_progress_ts)
-    gap_start, gap = quiet_gap(mined, table, heartbeat_templates(table, progress_tids, w))
-    if gap >= w.episode_hang_seconds:
+    beats = heartbeat_templates(table, progress_tids, w)
+    gap_start, gap = quiet_gap(mined, table, beats)
+    busy_until = last_ordinary_ts(mined, table, beats)
+    resumed = not math.isnan(busy_until) and busy_until > gap_start + gap  # routine work after the silence
+    if gap >= w.episode_hang_seconds and not resumed:
         return dataclasses.replace(timeline, onset_ts=gap_start, hang=True, hang_seconds=gap)
     times = sorted(
         (s.first_ts for s, v in kept if v.weight >= w.episode_novel_weight and not math.isnan(s.first_ts)), reverse=True
@@ -153,6 +156,41 @@ def past_startup_noise(
 PROGRAM_LINES = 3  # stamped lines of normal logging that show a program ran on
 
 
+def past_survived_error(
+    root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable, weights: Weights = DEFAULT_WEIGHTS
+) -> EventCandidate:
+    """Sweeps and retry loops catch a trial's error and start the next trial: when the
+    root's node then logs a long run of routine lines and fails again, the later failure
+    ended the job (wandb's agent printing 'Agent Starting Run' and the next trial's config
+    after a trial's CUDA OOM, then Slurm's oom_kill; vyjur/master-project output.err of
+    job 21171137). The same error again after the routine run is the failure itself,
+    repeating (every trial of a sweep too large for the GPU)."""
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    log = mined.nodes[node]
+    start = stats.per_node[node].first_pos
+    routine: dict[int, bool] = {}
+    run, resumed_at = 0, -1
+    for pos in range(start + 1, len(log.lineno)):
+        tid = int(log.template[pos])
+        if tid not in routine:
+            routine[tid] = lexicon.is_routine(mined.miner.template(tid)) and bool(mined.miner.template(tid).strip())
+        run = run + 1 if routine[tid] and log.level[pos] <= INFO_LEVEL else 0
+        if run >= weights.survived_run_lines:
+            resumed_at = pos
+    if resumed_at < 0:
+        return root
+    # The same error again after the program carried on is the failure repeating, not survived.
+    message = lexicon.unprefixed(root.template)
+    same = [e.tid for e in eligible if lexicon.unprefixed(e.template) == message]
+    if np.any(np.isin(log.template[resumed_at + 1:], same)):
+        return root
+    later = [(s.per_node[node].first_pos, e) for e in eligible
+             if (s := table.events[e.tid]).per_node.get(node) is not None and s.per_node[node].first_pos > resumed_at
+             and e.role == "candidate" and lexicon.has_error_words(e.template)]
+    return min(later, key=lambda pair: pair[0])[1] if later else root
+
+
 def _program_logged_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
     """The line by which a program had started logging normally after an unstamped error:
     the shell's set-up complaints (Lmod's "The following module(s) are unknown" above a
@@ -181,7 +219,10 @@ def underlying_error(
     """A Python exception is usually the surfacing of the runtime error printed just before
     it on the same node ("EI0002 ... times out", then "RuntimeError: ... failed"): root at that.
     The runtime prints that error through a logger, with a level; a line without one, or a
-    Python warning, is a print or wrapped text that happened to come first."""
+    Python warning, is a print or wrapped text that happened to come first. A line that
+    reports no failure is a note the runtime printed on the way (Paddle's "Please NOTE:
+    device: 0, GPU Compute Capability: 7.0, Driver API Version: 11.0" above a data error,
+    hutuxian/RSPNet log/workerlog.0)."""
     if not lexicon.is_exception_line(first_sample(mined, table.events[root.tid])):
         return root
     node = table.events[root.tid].first_node()
@@ -191,7 +232,8 @@ def underlying_error(
     for e in eligible:
         stats = table.events[e.tid].per_node.get(node)
         if (e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid]))
-                or lexicon.is_python_warning(e.template) or table.events[e.tid].max_level == NO_LEVEL):
+                or lexicon.is_python_warning(e.template) or table.events[e.tid].max_level == NO_LEVEL
+                or not (lexicon.has_error_words(e.template) or lexicon.is_fault_indicating(e.template))):
             continue
         # Lines apart in the file, not in the node's stream: a console's other ranks print between.
         lines_apart = int(lineno[mine.first_pos]) - int(lineno[stats.first_pos])
@@ -270,6 +312,7 @@ def _root_of(
     root = earliest_on_node(root, eligible, table, w)
     root = earliest_in_file(root, eligible, mined, table, w)
     root = past_startup_noise(root, eligible, mined, table, w)
+    root = past_survived_error(root, eligible, mined, table, w)
     root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
     # The scheduler stopped the job and said why, before (or as) anything else failed.
     stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]

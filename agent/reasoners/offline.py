@@ -365,10 +365,10 @@ def _rules(evidence: Evidence) -> _Choice:
         return _Choice("hardware", "node", None, 0.4, "a node stopped logging while its peers waited on it")
     rule = first_rule(text)
     if rule is not None:
-        return _Choice(rule.category, rule.subcategory, None, 0.3, f"its wording points to {rule.category}/{rule.subcategory}")
+        return _Choice(rule.category, rule.subcategory, None, 0.3, f"reads as {rule.category}/{rule.subcategory} by its wording")
     if extraction is not None and extraction.scope == "global" and d.symptom == "launching_failure":
-        return _Choice("user", "configuration", None, 0.25, "every rank fails the same way before training")
-    return _Choice("unknown", "unknown", None, 0.1, "no known pattern or document explains it")
+        return _Choice("user", "configuration", None, 0.25, "failed the same way on every rank before training")
+    return _Choice("unknown", "unknown", None, 0.1, "is explained by no known pattern or document")
 
 
 def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -> str:
