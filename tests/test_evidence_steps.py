@@ -40,6 +40,11 @@ READINGS = [
      ["operator Range", "kernels (ops) package"]),
     ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB (GPU 0; 79.33 GiB total capacity; "
      "27.16 GiB already allocated; 244.44 MiB free; 31.59 GiB reserved in total by PyTorch)", ["CUDA device 0", "3.91 GiB", "micro-batch"]),
+    ("Exception: No video found in data/kinetics100/train_video", ["'data/kinetics100/train_video'", "working directory"]),
+    ('RuntimeError: [/opt/dali/dali/util/std_file.cc:29] Assert on "fp_ != nullptr" failed: Could not open file '
+     "/data/train.rec: No such file or directory", ["'/data/train.rec'"]),
+    ("ImportError: /usr/lib64/libstdc++.so.6: version `GLIBCXX_3.4.20' not found (required by /home/u/.cache/Python-Eggs/"
+     "resample2d_cuda-0.0.0-py2.7-linux-x86_64.egg-tmp/resample2d_cuda.so)", ["resample2d_cuda.so", "GLIBCXX_3.4.20", "GCC module"]),
 ]
 
 
@@ -58,9 +63,23 @@ def test_an_oom_on_a_nearly_full_device_points_at_states_not_the_batch() -> None
     assert "weights" in steps_from_message(line, stage="model_loading")[0]
 
 
+def test_an_oom_on_a_device_another_process_filled_says_so() -> None:
+    # And1210/FER_SSL train_2.out: PyTorch held 4.2 of 22.17 GiB with 154 MiB free.
+    shared = ("RuntimeError: CUDA out of memory. Tried to allocate 576.00 MiB (GPU 0; 22.17 GiB total capacity; 3.47 GiB "
+              "already allocated; 153.81 MiB free; 4.20 GiB reserved in total by PyTorch)")
+    assert "another process" in steps_from_message(shared)[0] and "17.8 GiB" in steps_from_message(shared)[0]
+    # JunyeP/Interpretability run.log: the process itself held nearly all of it.
+    own = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 392.00 MiB. GPU 0 has a total capacity of 10.57 GiB "
+           "of which 38.19 MiB is free. Including non-PyTorch memory, this process has 10.53 GiB memory in use.")
+    assert "another process" not in steps_from_message(own)[0]
+
+
 def test_lines_naming_nothing_give_no_step() -> None:
     assert steps_from_message("iteration 100 | loss 2.1 | lr 1e-4") == []
     assert steps_from_message("RuntimeError: NCCL communicator was aborted on rank 3.") == []
+    # A path before the missing words is who complains, not what is missing (LLaMA-Factory#5217).
+    assert steps_from_message("/bin/sh: 1: torchrun: not found") == []
+    assert steps_from_message("include/socket.h:416 NCCL WARN NET/IB : device not found") == []
 
 
 TRACEBACK = [
@@ -182,6 +201,12 @@ def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator()
     assert named and "aten::linalg_lstsq.out" in named[0] and "NPU" in named[0]
     assert steps_from_message("RuntimeError: Tensors must be contiguous")[0].count(".contiguous()") == 1
     assert step_from_frames("KeyError: 'x'", ['  File "distributed/_mode_cases/case.py", line 18, in run']) is not None
+    # Ascend/pytorch migration guide: next() on an empty generator inside torch's module.py.
+    stop = step_from_frames("StopIteration", [
+        '  File "/root/YoloV3/mmdetection/mmdet/models/detectors/base.py", line 251, in train_step',
+        '  File "/usr/local/python3.7.5/lib/python3.7/site-packages/torch/nn/modules/module.py", line 660, in __call__',
+        "    var = next((v for v in var.values() if isinstance(v, torch.Tensor)))"])
+    assert stop is not None and "inside torch" in stop and "var = next(" in stop
 
 
 def test_a_dist_packages_frame_belongs_to_its_package() -> None:

@@ -48,6 +48,11 @@ _CANNOT_IMPORT = re.compile(r"cannot import name '(?P<name>[\w.]+)' from '(?P<mo
 #   "ImportError: /home/zitwang/miniforge3/envs/nanofm/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so:
 #    undefined symbol: ncclDevCommDestroy" (ZenWang00/2026-Spring-CS503-Visual-Intelligence-Homework:NanoFM_Homeworks/multi_node_job.err)
 _UNDEFINED_SYMBOL = re.compile(r"(?P<lib>/\S+?\.so[\w.]*): undefined symbol: (?P<sym>\w+)")
+# The dynamic linker again: a library needs a newer C++ runtime or C library than the one loaded.
+#   "ImportError: /usr/lib64/libstdc++.so.6: version `GLIBCXX_3.4.20' not found (required by
+#    /home/shaohuais/.cache/Python-Eggs/resample2d_cuda-0.0.0-py2.7-linux-x86_64.egg-tmp/resample2d_cuda.so)"
+#   (HKBU-HPML/FADNet, Slurm job 67190)
+_SYMBOL_VERSION = re.compile(r"(?P<lib>/\S+?\.so[\w.]*): version `(?P<ver>[\w.]+)' not found \(required by (?P<by>[^)\s]+)\)")
 # errno, as Python prints OSError: the path, when given, is the one the call was about.
 #   "OSError: [Errno 28] No space left on device: '/tmp/pymp-2ntknau9'" (Fsoft-AIC/RoPADet:train.out)
 #   "OSError: [Errno 122] Disk quota exceeded: '/work/proj/ckpt/epoch_14.pth'" (knowledge/platform/disk-quota-exceeded.md)
@@ -59,6 +64,15 @@ _NO_SPACE = re.compile(r"No space left on device(?:: '(?P<path>[^']+)')?|Storage
 _QUOTA = re.compile(r"Disk quota exceeded(?:: '(?P<path>[^']+)')?")
 _PERMISSION = re.compile(r"\[Errno 13\] Permission denied: '(?P<path>[^']+)'")
 _NOT_FOUND = re.compile(r"\[Errno 2\] No such file or directory: '(?P<path>[^']+)'")
+# Any other message that names a path and says nothing is there: the job was pointed at the
+# wrong place, or the place is not there where the ranks run.
+#   "Exception: No video found in data/kinetics100/train_video" (hutuxian/RSPNet log/workerlog.0)
+#   "RuntimeError: ... Assert on "fp_ != nullptr" failed: Could not open file /data/train.rec: No such file or directory"
+#   (mlcommons/training_results_v4.0, Oracle resnet result log)
+_MISSING_WORDS = re.compile(r"(?i)\bno \w+ (?:was |were )?found\b|\bnot found\b|\bdoes(?: not|n't) exist\b|\bis empty\b|"
+                            r"no such file or directory|\b(?:cannot|can't|could not|couldn't|unable to) (?:find|open|locate)\b")
+_PATH_TOKEN = re.compile(r"(?<![\w/:.])(?P<path>(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*)")
+_SOURCE_LOCATION = re.compile(r":\d")  # "std_file.cc:29": where the message was raised, not what is missing
 # HTTP clients (requests, huggingface_hub) name the status and the address.
 #   "requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url:
 #    https://huggingface.co/HuggingFaceTB/cosmo2-tokenizer/resolve/main/config.json" (ZenWang00/...:NanoVLM_Homework/nanovlm_train_2844545.err)
@@ -72,6 +86,14 @@ _OOM = re.compile(r"(?P<kind>CUDA|NPU) out of memory\. Tried to allocate (?P<ask
 _OOM_DEVICE = re.compile(r"\((?:GPU|NPU) (?P<dev>\d+); (?P<total>[\d.]+ [KMG]iB) total capacity; (?P<used>[\d.]+ [KMG]iB) already allocated"
                          r"|(?:GPU|NPU) (?P<dev2>\d+) has a total capacity of (?P<total2>[\d.]+ [KMG]iB)")
 _UNITS = {"KiB": 1 / 1024 / 1024, "MiB": 1 / 1024, "GiB": 1.0}
+# What the failing process itself held, and what was still free: the rest of the device was
+# taken by another process. "(GPU 0; 22.17 GiB total capacity; 3.47 GiB already allocated;
+# 153.81 MiB free; 4.20 GiB reserved in total by PyTorch)" (And1210/FER_SSL train_2.out: a
+# second job on the same GPU); PyTorch >= 2.1 says "of which 38.19 MiB is free. Including
+# non-PyTorch memory, this process has 10.53 GiB memory in use" (JunyeP/Interpretability run.log).
+_OOM_HELD = re.compile(r"(?P<held>[\d.]+ [KMG]iB) reserved in total by PyTorch|this process has (?P<held2>[\d.]+ [KMG]iB) memory in use")
+_OOM_FREE = re.compile(r"(?P<free>[\d.]+ [KMG]iB) free;|of which (?P<free2>[\d.]+ [KMG]iB) is free")
+TAKEN_BY_OTHERS = 0.5  # another process held at least this share of the device
 # Memory already this full when a small request fails: the model's states fill the device,
 # so a smaller batch will not save it; sharding the states will.
 NEARLY_FULL = 0.85
@@ -110,9 +132,12 @@ _FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>[\
 # Where installed packages and the interpreter live: frames there are library code.
 _LIBRARY_PATH = re.compile(r"/(?:site|dist)-packages/(?P<pkg>[\w.-]+)|/lib/python3\.\d+/(?!site-packages|dist-packages)")
 # Python's own exception types: raised where the code misused a value, so the frame matters.
+# A bare "Exception: ..." is one the code raised itself ("Exception: No video found in
+# data/kinetics100/train_video", hutuxian/RSPNet); "StopIteration" is next() on an empty
+# iterator (a traceback through torch's module.py, Ascend/pytorch migration guide).
 _PYTHON_EXCEPTION = re.compile(
     r"\b(?P<exc>KeyError|TypeError|AttributeError|ValueError|IndexError|NameError|AssertionError|"
-    r"ZeroDivisionError|UnboundLocalError|RecursionError|NotImplementedError)\b"
+    r"ZeroDivisionError|UnboundLocalError|RecursionError|NotImplementedError|StopIteration)\b|^\s*(?P<exc2>Exception)(?=:)"
 )
 
 
@@ -194,12 +219,27 @@ def _gib(size: str) -> float:
     return float(number) * _UNITS[unit]
 
 
+def _held_by_others(text: str, total: str | None) -> float | None:
+    """GiB of the device that neither this process held nor was free, when the message says both."""
+    held, free = _OOM_HELD.search(text), _OOM_FREE.search(text)
+    if not (total and held and free):
+        return None
+    return _gib(total) - _gib(held["held"] or held["held2"]) - _gib(free["free"] or free["free2"])
+
+
 def _oom_step(m: re.Match[str], device: re.Match[str] | None, stage: str) -> str:
     dev = device and (device["dev"] or device["dev2"])
     total = device and (device["total"] or device["total2"])
     used = device["used"] if device else None
     where = f"{m['kind']} device {dev}" if dev else f"the {m['kind']} device"
     facts = f"{where}{f' ({total})' if total else ''} could not give {m['ask']} more"
+    others = _held_by_others(m.string, total)
+    if others is not None and total and others >= TAKEN_BY_OTHERS * _gib(total):
+        return (f"{facts}, and about {others:.1f} GiB of it was held outside this process's PyTorch allocator: look for "
+                f"another process on that {m['kind']} device first (`nvidia-smi` / `npu-smi info` on the node: a second "
+                "job scheduled onto the same device, a leftover process of an earlier run) and give the job a device of "
+                "its own (request it with --gres/--gpus, or set CUDA_VISIBLE_DEVICES). Only if the device was the job's "
+                "alone, lower what it holds (micro-batch size or sequence length, activation checkpointing).")
     if used and total:
         facts += f" with {used} already allocated"
     if stage in ("model_loading", "checkpoint"):
@@ -213,6 +253,25 @@ def _oom_step(m: re.Match[str], device: re.Match[str] | None, stage: str) -> str
     return (f"{facts}: lower what one device holds (micro-batch size or sequence length, activation "
             "checkpointing/recomputation, more tensor/pipeline/ZeRO sharding) and check that no other process "
             "holds memory on it.")
+
+
+def _missing_path(text: str) -> str | None:
+    """The filesystem path a missing-thing message names after saying so ("No video found in
+    PATH", "Could not open file PATH"): two segments at least, with lower-case letters (NCCL's
+    "NET/IB/1" is a transport), not a source location ("socket.h:416"). A path before the
+    words is who complains ("/bin/sh: 1: torchrun: not found") or what lacks a part
+    ("libstdc++.so.6: version ... not found")."""
+    said = _MISSING_WORDS.search(text)
+    if said is None:
+        return None
+    for m in _PATH_TOKEN.finditer(text, said.end()):
+        path = m["path"].rstrip(".")
+        if ("://" in text[max(0, m.start() - 8):m.start() + 3] or not any(c.islower() for c in path)
+                or _SOURCE_LOCATION.match(text, m.end())):
+            continue
+        if path.count("/") >= (1 if path.startswith(("/", "./", "../", "~")) else 2) or path.startswith("/"):
+            return path
+    return None
 
 
 def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
@@ -260,6 +319,15 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
                 f"loaded lacks: install the {linked} version {owner} was built against (or {owner} built for the "
                 f"installed {linked}), and make sure no older copy of {linked} shadows it on LD_LIBRARY_PATH "
                 "(`ldd` on the .so shows which one loads)."]
+    if m := _SYMBOL_VERSION.search(text):
+        lib, ver, needer = m["lib"].rsplit("/", 1)[-1], m["ver"], m["by"].rsplit("/", 1)[-1]
+        if ver.startswith(("GLIBCXX", "CXXABI")):
+            return [f"{needer} was built with a newer C++ compiler than the {lib} loaded from {m['lib'].rsplit('/', 1)[0]} "
+                    f"provides ({ver}): run with the C++ runtime of the compiler it was built with (load that GCC module, or "
+                    "put its lib64 or the environment's lib first on LD_LIBRARY_PATH), or rebuild it with the compiler the "
+                    "nodes provide."]
+        return [f"{needer} needs {ver} from {lib}, newer than the nodes' system library: install a build of it made for "
+                "this OS (or the project's container), or rebuild it on these nodes."]
     if m := _NO_SPACE.search(text):
         path = m.group("path") if m.lastindex else None
         where = f" ('{path}')" if path else ""
@@ -318,15 +386,20 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
                 "so each rank gets its own GPU; no hardware is at fault."]
     if m := _OOM.search(text):
         return [_oom_step(m, _OOM_DEVICE.search(text), stage)]
+    if path := _missing_path(text):
+        return [f"The job found nothing at '{_short(path)}': check the argument or config entry that sets it, that it "
+                "holds what the job expects, and that it resolves where the ranks run (a relative path resolves against "
+                "each rank's working directory; `ls -l` it on the failing node)."]
     return []
 
 
 def step_from_frames(text: str, before: list[str]) -> str | None:
     """Where a Python exception was raised: the job's own frame, or the library it called."""
-    exc = _PYTHON_EXCEPTION.search(text)
+    found = _PYTHON_EXCEPTION.search(text)
     stack = frames([*before, text])
-    if exc is None or not stack:
+    if found is None or not stack:
         return None
+    exc = {"exc": found["exc"] or found["exc2"]}
     innermost = stack[-1]
     own = [f for f in stack if f.package is None]
     # A bare exception ("AssertionError") is explained by its frame's source line just above:
