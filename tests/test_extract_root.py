@@ -215,6 +215,19 @@ def test_an_exception_does_not_surface_a_note_that_reports_no_failure(tmp_path: 
     assert extract(mine_job(logs, workers=1)).events[0].template.startswith("Exception: No video found")
 
 
+def test_a_bare_assertion_error_brings_its_assert_statement(tmp_path: Path) -> None:
+    # aws-samples/awsome-distributed-training (Megatron GPT-3 README): eval-iters 0 trips a sample-count assert.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    rows = ["Traceback (most recent call last):",
+            '  File "/workspace/Megatron-LM/megatron/data/gpt_dataset.py", line 182, in _build_index_mappings',
+            "    assert num_samples > 0", "AssertionError"]
+    (logs / "console.log").write_text("\n".join(rows) + "\n")
+    events = extract(mine_job(logs, workers=1)).events
+    assert events[0].template == "AssertionError"
+    assert any(e.template.strip().startswith("assert num_samples") for e in events[1:])
+
+
 # ---- purity: selection returns new candidates and a new timeline
 
 

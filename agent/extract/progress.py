@@ -214,7 +214,8 @@ def last_ordinary_ts(mined: MinedJob, table: EventTable, heartbeats: set[int]) -
         for tid in tids:
             if tid not in ordinary:
                 ordinary[tid] = tid not in heartbeats and lexicon.is_routine(mined.miner.template(tid))
-        keep = np.isin(log.template, [t for t in tids if ordinary[t]]) & ~np.isnan(log.ts) & (log.level <= _INFO_LEVEL)
+        # Stamped lines only: an unstamped line's time is borrowed, often from later in its file.
+        keep = np.isin(log.template, [t for t in tids if ordinary[t]]) & log.stamped & ~np.isnan(log.ts) & (log.level <= _INFO_LEVEL)
         if keep.any():
             t = float(np.max(log.ts[keep])) - table.skew.get(name, 0.0)
             last = t if math.isnan(last) else max(last, t)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -396,6 +397,27 @@ def _companions(
     return out
 
 
+_BARE_ASSERTION = re.compile(r"^\s*(?:[\w.]+\.)?AssertionError\s*$")
+
+
+def _failing_assert(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate | None:
+    """A bare "AssertionError" says nothing; the assert statement printed above it is its
+    message ("    assert num_samples > 0", aws-samples/awsome-distributed-training Megatron GPT-3 README)."""
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    if pos == 0 or not _BARE_ASSERTION.match(lexicon.unprefixed(first_sample(mined, stats))):
+        return None
+    above = int(log.template[pos - 1])
+    text = lexicon.unprefixed(log.samples.get(above, [""])[0] if log.samples.get(above) else "")
+    if not text.lstrip().startswith("assert "):
+        return None
+    return next((e for e in scored if e.tid == above), None)
+
+
 def select(
     scored: list[EventCandidate],
     mined: MinedJob,
@@ -430,8 +452,13 @@ def select(
     exits = [e for e in scored if e.role == "teardown" and lexicon.is_task_error_exit(e.template)]
     root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w, exits)
     chosen = {root.tid: dataclasses.replace(root, role="root", reasons=[*root_reasons, *root.reasons])}
+    statement = _failing_assert(root, scored, mined, table)
+    if statement is not None:
+        chosen[statement.tid] = dataclasses.replace(
+            statement, role="companion", reasons=["the assert statement the bare AssertionError reports", *statement.reasons])
     for e, reason in _companions(root, roots_pool, mined, table, n_nodes, w):
-        chosen[e.tid] = dataclasses.replace(e, role="companion", reasons=[reason, *e.reasons])
+        if e.tid not in chosen and len(chosen) < MAX_EVENTS:
+            chosen[e.tid] = dataclasses.replace(e, role="companion", reasons=[reason, *e.reasons])
     events = [chosen[root.tid], *(c for tid, c in chosen.items() if tid != root.tid)]
     return Selection(
         events=events,
