@@ -246,6 +246,16 @@ def mine_job(
     # A rank two files both hold (restarts, or a console beside rank2.log) is named with its
     # file (CONTRACTS: slurm-117/rank3), so no file's lines are ever merged into another's.
     sources_of = Counter(scan.node for _, scan in scanned if len(scan))
+    # A console's streams share one clock: lines before the file's first timestamp happened
+    # before it, in every rank's stream, not only in the stream that printed the stamp.
+    file_first: dict[Path, tuple[int, float]] = {}
+    for source, scan in scanned:
+        ts_all = np.frombuffer(scan.ts, dtype=np.float64)
+        finite = np.flatnonzero(~np.isnan(ts_all))
+        if len(finite):
+            line = int(np.frombuffer(scan.lineno, dtype=np.int32)[finite[0]])
+            if source.path not in file_first or line < file_first[source.path][0]:
+                file_first[source.path] = (line, float(ts_all[finite[0]]))
     nodes: dict[str, NodeLog] = {}
     for index, (source, scan) in enumerate(scanned):
         if not len(scan):
@@ -266,6 +276,8 @@ def mine_job(
         finite = np.flatnonzero(~np.isnan(ts))
         if len(finite) and finite[0] > 0:
             ts[: finite[0]] = ts[finite[0]]  # lines before the first timestamp happened before it
+        elif not len(finite) and source.path in file_first:
+            ts[:] = file_first[source.path][1]  # a stream with no stamp of its own: the file's first
         nodes[name] = NodeLog(
             node=name,
             source=source.path,

@@ -105,3 +105,17 @@ def test_two_consoles_of_one_job_keep_their_own_ranks_and_lines(tmp_path: Path) 
     last = mined.miner.template(int(log.template[-1]))
     assert "illegal memory access" in last and int(log.lineno[-1]) == 121 and log.stream == "rank1"
     assert not any("illegal memory access" in mined.miner.template(int(t)) for t in mined.nodes["slurm-1/rank1"].template)
+
+
+def test_a_consoles_streams_share_its_first_timestamp(tmp_path: Path) -> None:
+    # sparticlesteve/nersc-pytorch-testing slurm-pm-test-8596.out (srun -l): rank 3's NCCL WARN and
+    # the ranks' tracebacks carry no time; the only stamp is Slurm's, printed by rank 0 at the end.
+    rows = [f"{r}: nid001028:12949{r}:12956{r} [{r}] NCCL INFO Channel {c:02d} : {r} -> {(r + 1) % 4} via P2P/IPC/read"
+            for c in range(8) for r in range(4)]
+    rows += ["3: nid001028:129497:129564 [3] misc/ibvwrap.cc:268 NCCL WARN Call to ibv_create_cq failed",
+             "0: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8",
+             "0: slurmstepd: error: *** STEP 8596.0 ON nid001028 CANCELLED AT 2021-06-01T20:48:18 ***"]
+    (tmp_path / "slurm-pm-test-8596.out").write_text("\n".join(rows) + "\n")
+    mined = mine_job(tmp_path, workers=1)
+    stamp = mined.nodes["rank0"].ts[-1]
+    assert mined.nodes["rank3"].ts[-1] == stamp == mined.nodes["rank0"].ts[0]  # one clock for the file's streams
