@@ -246,8 +246,9 @@ def mine_job(
     # A rank two files both hold (restarts, or a console beside rank2.log) is named with its
     # file (CONTRACTS: slurm-117/rank3), so no file's lines are ever merged into another's.
     sources_of = Counter(scan.node for _, scan in scanned if len(scan))
-    # A console's streams share one clock: lines before the file's first timestamp happened
-    # before it, in every rank's stream, not only in the stream that printed the stamp.
+    # Lines before a file's first timestamp happened before it (only those lack a time: the
+    # rest inherit the file's last stamp), in every rank stream of a console, not only in the
+    # stream that printed the stamp.
     file_first: dict[Path, tuple[int, float]] = {}
     for source, scan in scanned:
         ts_all = np.frombuffer(scan.ts, dtype=np.float64)
@@ -273,11 +274,8 @@ def mine_job(
         if name in nodes:
             name = f"{name}@{source.path.name}"
         ts = np.frombuffer(scan.ts, dtype=np.float64).copy()
-        finite = np.flatnonzero(~np.isnan(ts))
-        if len(finite) and finite[0] > 0:
-            ts[: finite[0]] = ts[finite[0]]  # lines before the first timestamp happened before it
-        elif not len(finite) and source.path in file_first:
-            ts[:] = file_first[source.path][1]  # a stream with no stamp of its own: the file's first
+        if source.path in file_first:
+            ts[np.isnan(ts)] = file_first[source.path][1]
         nodes[name] = NodeLog(
             node=name,
             source=source.path,

@@ -24,11 +24,11 @@ from .weights import DEFAULT_WEIGHTS, Weights
 
 _PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|iter(?:ation)?.?time|ms/it|it/s|tflops)")
 
+_INFO_LEVEL = 2  # scan.LEVEL_CODES: lines above INFO are not routine
+
 # A progress bar over loading, downloading or preprocessing counts shards or records, not
 # training steps. Real line (HF transformers, LLaMA-Factory logs):
 #   "Loading checkpoint shards: 100%|██████████| 4/4 [00:10<00:00,  2.5s/it]"
-_INFO_LEVEL = 2  # scan.LEVEL_CODES: lines above INFO are not routine
-
 _NOT_STEPS = re.compile(r"(?i)\b(?:load(?:ing)?|download\w*|fetching|map|tokeniz\w*|preprocess\w*|shards?|filter)\b|examples/s")
 
 

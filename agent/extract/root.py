@@ -169,18 +169,18 @@ def past_survived_error(
     stats = table.events[root.tid]
     node = stats.first_node()
     log = mined.nodes[node]
-    start = stats.per_node[node].first_pos
-    routine: dict[int, bool] = {}
-    run, resumed_at = 0, -1
-    for pos in range(start + 1, len(log.lineno)):
-        tid = int(log.template[pos])
-        if tid not in routine:
-            routine[tid] = lexicon.is_routine(mined.miner.template(tid)) and bool(mined.miner.template(tid).strip())
-        run = run + 1 if routine[tid] and log.level[pos] <= INFO_LEVEL else 0
-        if run >= weights.survived_run_lines:
-            resumed_at = pos
-    if resumed_at < 0:
+    start = stats.per_node[node].first_pos + 1
+    after = log.template[start:]
+    routine = [t for t in np.unique(after).tolist()
+               if (text := mined.miner.template(t)).strip() and lexicon.is_routine(text)]
+    ok = np.isin(after, routine) & (log.level[start:] <= INFO_LEVEL)
+    # Length of the run of routine lines ending at each line (0 on a line that breaks it).
+    index = np.arange(len(after))
+    run = index - np.maximum.accumulate(np.where(~ok, index, -1))
+    long_enough = np.flatnonzero(run >= weights.survived_run_lines)
+    if not len(long_enough):
         return root
+    resumed_at = start + int(long_enough[-1])
     # The same error again after the program carried on is the failure repeating, not survived.
     message = lexicon.unprefixed(root.template)
     same = [e.tid for e in eligible if lexicon.unprefixed(e.template) == message]
@@ -412,7 +412,7 @@ def _failing_assert(
     if pos == 0 or not _BARE_ASSERTION.match(lexicon.unprefixed(first_sample(mined, stats))):
         return None
     above = int(log.template[pos - 1])
-    text = lexicon.unprefixed(log.samples.get(above, [""])[0] if log.samples.get(above) else "")
+    text = lexicon.unprefixed((log.samples.get(above) or [""])[0])
     if not text.lstrip().startswith("assert "):
         return None
     return next((e for e in scored if e.tid == above), None)
