@@ -29,6 +29,39 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+# Markdown acts on these outside code spans: emphasis, links and images, raw HTML, tables,
+# strike-through. A log line ("<img src=x onerror=...>", "[x](javascript:...)", "__init__")
+# must reach a ticket as the characters it holds.
+_MD_SPECIAL = re.compile(r"([\\*_\[\]<>|~])")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def md_text(text: str) -> str:
+    """Prose holding log text, made inert for Markdown: specials are backslash-escaped outside
+    code spans (inside them Markdown shows every character as it is)."""
+    out, last = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_MD_SPECIAL.sub(r"\\\1", text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_MD_SPECIAL.sub(r"\\\1", text[last:]))
+    return "".join(out)
+
+
+def md_code(text: str) -> str:
+    """An inline code span that holds ``text`` whatever backticks it contains."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_fence(lines: list[str]) -> str:
+    """A fence no line inside can close (a log line may itself hold a run of backticks)."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def displayable(d: Diagnosis) -> Diagnosis:
     """A copy of ``d`` whose every string is safe to print (JSON needs none: it escapes itself)."""
 
@@ -121,22 +154,23 @@ def render_terminal(d: Diagnosis, console: Console, verbose: bool = False) -> No
 
 def to_markdown(d: Diagnosis) -> str:
     d = displayable(d)
-    lines = [f"# l4 diagnosis: `{d.job}`", ""]
+    lines = [f"# l4 diagnosis: {md_code(d.job)}", ""]
     lines.append(f"- **Category:** {d.category}/{d.subcategory}")
     lines.append(f"- **Symptom:** {d.symptom}; **stage:** {d.stage}; **iterations:** {', '.join(map(str, d.iterations)) or 'n/a'}")
-    lines.append(f"- **Faulty node(s):** {', '.join(n.display for n in d.faulty_nodes) or 'none singled out'}")
+    lines.append(f"- **Faulty node(s):** {md_text(', '.join(n.display for n in d.faulty_nodes)) or 'none singled out'}")
     if d.confidence is not None:
         lines.append(f"- **Confidence:** {d.confidence:.0%}")
-    lines += ["", "## Root cause", "", d.root_cause, "", "## Evidence", ""]
+    lines += ["", "## Root cause", "", md_text(d.root_cause), "", "## Evidence", ""]
     for event in d.events:
-        lines.append(f"- `{event.template}` ({'; '.join(event.reasons)})")
-        lines.append("  ```text")
-        for occ in event.occurrences[:MAX_LINES_PER_EVENT]:
-            lines.append(f"  {occ.node}:{occ.line}  {occ.text}")
-        lines.append("  ```")
+        lines.append(f"- {md_code(event.template)} ({md_text('; '.join(event.reasons))})")
+        shown = [f"{occ.node}:{occ.line}  {occ.text}" for occ in event.occurrences[:MAX_LINES_PER_EVENT]]
+        fence = md_fence(shown)
+        lines.append(f"  {fence}text")
+        lines += [f"  {line}" for line in shown]
+        lines.append(f"  {fence}")
     lines += _steps_markdown(d)
     if d.knowledge:
-        lines += ["", "## Knowledge", ""] + [f"- {k.id}: {k.title}" for k in d.knowledge]
+        lines += ["", "## Knowledge", ""] + [f"- {k.id}: {md_text(k.title)}" for k in d.knowledge]
     lines += _warnings_markdown(d.warnings)
     return "\n".join(lines) + "\n"
 
@@ -144,7 +178,7 @@ def to_markdown(d: Diagnosis) -> str:
 def _warnings_markdown(warnings: list[str]) -> list[str]:
     if not warnings:
         return []
-    return ["", "## Read problems (the verdict may be incomplete)", "", *(f"- {w}" for w in warnings)]
+    return ["", "## Read problems (the verdict may be incomplete)", "", *(f"- {md_text(w)}" for w in warnings)]
 
 
 
@@ -152,9 +186,9 @@ def _steps_markdown(d: Diagnosis) -> list[str]:
     """The Remediation and Collect-next sections shared by the report and the ticket."""
     lines: list[str] = []
     if d.remediation:
-        lines += ["", "## Remediation", ""] + [f"{i}. {s}" for i, s in enumerate(d.remediation, 1)]
+        lines += ["", "## Remediation", ""] + [f"{i}. {md_text(s)}" for i, s in enumerate(d.remediation, 1)]
     if d.collect_next:
-        lines += ["", "## Collect next", ""] + [f"- {s}" for s in d.collect_next]
+        lines += ["", "## Collect next", ""] + [f"- {md_text(s)}" for s in d.collect_next]
     return lines
 
 
@@ -213,26 +247,27 @@ def ticket_markdown(d: Diagnosis, sources: dict[str, list[str]] | None = None, r
     if impact["iterations"]:
         lines.append(f"- Iteration: {', '.join(map(str, impact['iterations']))}")
     nodes = impact["faulty_nodes"]
-    lines.append(f"- Suspect node(s): {', '.join(nodes) if nodes else 'none singled out (job-wide)'}")
+    lines.append(f"- Suspect node(s): {md_text(', '.join(nodes)) if nodes else 'none singled out (job-wide)'}")
     lines += ["", "## Verdict", ""]
     conf = f" (confidence {verdict['confidence']:.0%})" if verdict["confidence"] is not None else ""
-    lines.append(f"**{verdict['category']}/{verdict['subcategory']}**{conf}: {verdict['root_cause']}")
+    lines.append(f"**{verdict['category']}/{verdict['subcategory']}**{conf}: {md_text(verdict['root_cause'])}")
     lines += ["", "## Evidence", ""]
     for item in t["evidence"]:
-        lines.append("```text")
+        fence = md_fence(item["lines"])
+        lines.append(f"{fence}text")
         lines.extend(item["lines"])
         more = item["occurrences"] - len(item["lines"])
         if more > 0:
             lines.append(f"... and {more} more occurrence(s)")
-        lines.append("```")
+        lines.append(fence)
     lines += _steps_markdown(d)
     if d.knowledge:
         lines += ["", "## Knowledge", ""]
         for k in t["knowledge"]:
             links = ", ".join(k["sources"][:2])
-            lines.append(f"- `{k['id']}`: {k['title']}" + (f" ({links})" if links else ""))
+            lines.append(f"- `{k['id']}`: {md_text(k['title'])}" + (f" ({links})" if links else ""))
     lines += _warnings_markdown(d.warnings)
     if t.get("report"):
-        lines += ["", "## Report", "", f"Attached: `{t['report']}` (one self-contained HTML page: swimlanes, progress, blame, evidence)."]
-    lines += ["", f"_Generated by l4 ({d.reasoner}) from `{d.job}`._", ""]
+        lines += ["", "## Report", "", f"Attached: {md_code(t['report'])} (one self-contained HTML page: swimlanes, progress, blame, evidence)."]
+    lines += ["", f"_Generated by l4 ({d.reasoner}) from {md_code(d.job)}._", ""]
     return "\n".join(lines)

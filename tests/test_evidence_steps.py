@@ -259,3 +259,19 @@ def test_a_bare_exception_quotes_the_statement_above_it() -> None:
     step = step_from_frames("AssertionError", before)
     assert step is not None and "`assert num_samples > 0`" in step
     assert "failing statement" not in (step_from_frames("AssertionError: num_samples is 0", before) or "")
+
+
+def test_a_user_verdict_without_a_doc_collects_the_command_not_the_kernel_log(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for rank in range(2):  # hutuxian/RSPNet log/workerlog.N: every rank fails on the same data path
+        (logs / f"workerlog.{rank}.log").write_text(
+            "Traceback (most recent call last):\n"
+            '  File "/home/u/RSPNet/datasets/classification/kinetics.py", line 37, in __init__\n'
+            "Exception: No video found in data/kinetics100/train_video\n")
+    d = Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1)
+    assert d.category == "user"
+    assert any("launch command" in s for s in d.collect_next) and not any("dmesg" in s for s in d.collect_next)
+    assert "'data/kinetics100/train_video'" in d.remediation[0]

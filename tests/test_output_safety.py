@@ -42,3 +42,19 @@ def test_the_cli_report_and_parse_print_no_escapes_or_live_markup(tmp_path: Path
         assert "\x1b" not in result.stdout and "\x07" not in result.stdout, args
     parsed = runner.invoke(app, ["parse", str(logs)], env={"L4_HOME": str(tmp_path / "home"), "COLUMNS": "200"})
     assert "[bold red]INJECTED" in parsed.stdout  # the tag is printed, not applied
+
+
+def test_markdown_shows_log_markup_as_text() -> None:
+    from agent.render import ticket_markdown
+
+    markup = "RuntimeError: <img src=x onerror=alert(1)> [click](javascript:alert(1)) **loud** __init__ | a"
+    fenced = "ValueError: bad ``` quote"
+    d = Diagnosis(job="j", root_cause=markup, remediation=[f"Check `{markup}` and {markup}"],
+                  events=[EventOut(template=fenced, score=1.0, occurrences=[Occurrence(node="n", line=3, text=fenced)])])
+    for text in (to_markdown(d), ticket_markdown(d)):
+        assert f"`{markup}`" in text  # inside a code span the line is shown as it is
+        prose = text.replace(f"`{markup}`", "")
+        assert "<img" not in prose.replace("\\<img", "") and "](javascript" not in prose.replace("\\](javascript", "")
+        assert "\\*\\*loud\\*\\*" in prose and "\\_\\_init\\_\\_" in prose
+        assert "````text" in text  # the fence is longer than the line's own backticks
+    assert "- ````ValueError: bad ``` quote````" in to_markdown(d)  # a code span its own backticks cannot end

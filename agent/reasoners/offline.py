@@ -425,6 +425,12 @@ def _generic_remediation(d: Diagnosis) -> list[str]:
 
 
 def _generic_collect(d: Diagnosis) -> list[str]:
+    """What to gather when no doc says: the machine's own logs only for a fault that may sit in the machine."""
+    if d.category == "user":
+        out = ["The exact launch command, config files and arguments the ranks ran with, and the code revision (`git rev-parse HEAD`)."]
+        if d.subcategory == "software_incompatibility":
+            out.append("Versions in the job's environment: `pip list` (torch, the framework, CUDA/CANN libraries) against the project's pinned requirements.")
+        return out
     out = ["Kernel log of the suspect node(s): `dmesg -T` or `journalctl -k` around the failure time."]
     if d.symptom == "abnormal_behavior":
         out.append("Per-rank stack dumps of the hung processes (`py-spy dump --pid PID`) and NCCL/HCCL flight-recorder dumps.")
