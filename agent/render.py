@@ -48,18 +48,20 @@ def md_text(text: str) -> str:
     return "".join(out)
 
 
+def _longest_backticks(texts: list[str]) -> int:
+    return max((len(run) for text in texts for run in re.findall(r"`+", text)), default=0)
+
+
 def md_code(text: str) -> str:
     """An inline code span that holds ``text`` whatever backticks it contains."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
+    fence = "`" * (_longest_backticks([text]) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def md_fence(lines: list[str]) -> str:
     """A fence no line inside can close (a log line may itself hold a run of backticks)."""
-    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
-    return "`" * max(3, longest + 1)
+    return "`" * max(3, _longest_backticks(lines) + 1)
 
 
 def displayable(d: Diagnosis) -> Diagnosis:

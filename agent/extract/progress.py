@@ -16,15 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..mining import MinedJob
+from ..mining import LEVEL_CODES, MinedJob
 from ..records import NodeLog
 from . import lexicon
 from .table import EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
 _PROGRESS_HINT = re.compile(r"(?i)(loss|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|elapsed|iter(?:ation)?.?time|ms/it|it/s|tflops)")
-
-_INFO_LEVEL = 2  # scan.LEVEL_CODES: lines above INFO are not routine
 
 # A progress bar over loading, downloading or preprocessing counts shards or records, not
 # training steps. Real line (HF transformers, LLaMA-Factory logs):
@@ -215,7 +213,7 @@ def last_ordinary_ts(mined: MinedJob, table: EventTable, heartbeats: set[int]) -
             if tid not in ordinary:
                 ordinary[tid] = tid not in heartbeats and lexicon.is_routine(mined.miner.template(tid))
         # Stamped lines only: an unstamped line's time is borrowed, often from later in its file.
-        keep = np.isin(log.template, [t for t in tids if ordinary[t]]) & log.stamped & ~np.isnan(log.ts) & (log.level <= _INFO_LEVEL)
+        keep = np.isin(log.template, [t for t in tids if ordinary[t]]) & log.stamped & ~np.isnan(log.ts) & (log.level <= LEVEL_CODES["INFO"])
         if keep.any():
             t = float(np.max(log.ts[keep])) - table.skew.get(name, 0.0)
             last = t if math.isnan(last) else max(last, t)

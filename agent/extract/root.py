@@ -25,7 +25,7 @@ import numpy as np
 from ..mining import MinedJob
 from . import lexicon
 from .crossjob import Verdict
-from .events import ERROR_LEVEL, EventCandidate, first_sample, spread
+from .events import ERROR_LEVEL, INFO_LEVEL, EventCandidate, first_sample, spread
 from .progress import Timeline, heartbeat_templates, last_ordinary_ts, quiet_gap
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
@@ -33,7 +33,6 @@ from .weights import DEFAULT_WEIGHTS, Weights
 MAX_EVENTS = 5  # root plus companions reported
 MAX_CASCADES = 5  # waits and teardown kept for context
 NO_LEVEL = 0  # mining.LEVEL_CODES[None]
-INFO_LEVEL = 2  # mining.LEVEL_CODES["INFO"]
 
 
 def episode(

@@ -269,7 +269,7 @@ def _missing_path(text: str) -> str | None:
         if ("://" in text[max(0, m.start() - 8):m.start() + 3] or not any(c.islower() for c in path)
                 or _SOURCE_LOCATION.match(text, m.end())):
             continue
-        if path.count("/") >= (1 if path.startswith(("/", "./", "../", "~")) else 2) or path.startswith("/"):
+        if path.count("/") >= (1 if path.startswith(("/", "./", "../", "~")) else 2):
             return path
     return None
 
