@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from ..mining import MinedJob
 from . import lexicon
 from .crossjob import NormalProfile, Verdict, judge
@@ -155,7 +157,7 @@ def score_event(
 
     ``history``: normal jobs exist, so novelty means something and levels count less;
     ``window_start``: events before it are outside the failure episode; ``lines_after``: how
-    many lines its node printed after the event's last occurrence (the job's tail)."""
+    many lines of routine work its file printed after the event's last occurrence."""
     w = weights
     template = stats.template
     first = stats.first_ts
@@ -194,7 +196,7 @@ def score_event(
         # A failed run stops soon after its cause: without normal jobs to say what is usual,
         # a message the job went on logging long after is start-up noise, not the failure.
         score *= max(w.tail_floor, math.sqrt(w.tail_lines / lines_after))
-        reasons.append(f"{lines_after} lines before the end of the log")
+        reasons.append(f"{lines_after} lines of routine work after it")
     if known is not None:
         score *= w.library_boost
         reasons.append(f"matches known fault pattern {known.id}")
@@ -202,6 +204,28 @@ def score_event(
         score *= w.workflow_factor  # a new workflow step ("saving checkpoint ...") is not a fault by itself
         reasons.append("a workflow step, not an error")
     return EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role, role), known
+
+
+def ordinary_lines(mined: MinedJob) -> dict[object, np.ndarray]:
+    """Per file, the sorted line numbers of the program's routine work (no error words, not
+    a traceback, wait or teardown; at most INFO). The tail counts these: a failed run's own
+    output (every rank's traceback, its peers' timeouts, the launcher's teardown) can run to
+    a thousand lines after the cause (8 nodes' interleaved tracebacks and socket timeouts
+    after "FileNotFoundError: ... _doc_idx.npy", ZhangDY-6483/Megatron-LM nohup.out), while a
+    message the job went on working after is followed by routine lines. A console's ranks
+    share one file, so the count is the file's, not the rank's."""
+    routine: dict[int, bool] = {}
+    per_file: dict[object, list[np.ndarray]] = {}
+    for log in mined.nodes.values():
+        tids = [int(t) for t in np.unique(log.template)]
+        for tid in tids:
+            if tid not in routine:
+                text = mined.miner.template(tid)
+                raw = (log.samples.get(tid) or [""])[0]
+                routine[tid] = bool(text.strip()) and lexicon.role_of(text, raw) == "candidate" and lexicon.is_routine(text)
+        keep = np.isin(log.template, [t for t in tids if routine[t]]) & (log.level <= INFO_LEVEL)
+        per_file.setdefault(log.source, []).append(log.lineno[keep])
+    return {source: np.sort(np.concatenate(parts)) for source, parts in per_file.items()}
 
 
 def score_events(
@@ -216,15 +240,12 @@ def score_events(
 ) -> list[EventCandidate]:
     """Every kept event scored, in table order."""
     scored: list[EventCandidate] = []
-    # The tail is the end of the file: a console's ranks share one, and each rank's own
-    # stream is short, so distance counts the file's lines, not the rank's.
-    file_end: dict[object, int] = {}
-    for log in mined.nodes.values():
-        if len(log):
-            file_end[log.source] = max(file_end.get(log.source, 0), int(log.lineno[-1]))
+    ordinary = ordinary_lines(mined)
     for stats, verdict in kept:
         lines_after = min(
-            file_end.get(mined.nodes[n].source, 0) - int(mined.nodes[n].lineno[s.last_pos]) for n, s in stats.per_node.items()
+            len(ordinary[mined.nodes[n].source]) - int(np.searchsorted(
+                ordinary[mined.nodes[n].source], int(mined.nodes[n].lineno[s.last_pos]), side="right"))
+            for n, s in stats.per_node.items()
         )
         candidate, _ = score_event(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,

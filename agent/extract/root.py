@@ -348,6 +348,16 @@ def _lines_apart(a: EventCandidate, b: EventCandidate, table: EventTable) -> flo
     return abs(other.first_pos - table.events[a.tid].per_node[node].first_pos) if other is not None else math.inf
 
 
+def _timed(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
+    """The event's first line has a time of its own or of a stamped line above it. A line
+    above a file's first stamp borrows a later time, which says nothing about being printed
+    together: a DeprecationWarning on line 2 of a Paddle workerlog is not a companion of the
+    data error on line 289 (hutuxian/RSPNet log/workerlog.0)."""
+    stats = table.events[e.tid]
+    node = stats.first_node()
+    return bool(mined.nodes[node].stamped[: stats.per_node[node].first_pos + 1].any())
+
+
 def _companions(
     root: EventCandidate, roots_pool: list[EventCandidate], mined: MinedJob, table: EventTable, n_nodes: int, w: Weights
 ) -> list[tuple[EventCandidate, str]]:
@@ -375,7 +385,8 @@ def _companions(
         if root_is_error and not root_is_exception and lexicon.is_exception_line(first_sample(mined, table.events[e.tid])):
             continue
         # Messages of one fault are printed together: next to the root in its node's log.
-        gap = abs(e.first_ts - root.first_ts) if not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
+        timed = _timed(root, mined, table) and _timed(e, mined, table)
+        gap = abs(e.first_ts - root.first_ts) if timed and not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
         if math.isinf(gap) and _lines_apart(root, e, table) <= w.companion_lines and lexicon.has_error_words(e.template):
             gap = 0.0  # lines without a time: "together" is a few lines apart on the same node
         close = gap <= w.companion_seconds
