@@ -113,3 +113,45 @@ def test_a_bare_exception_ending_a_traceback_is_the_root(tmp_path: Path) -> None
              '  File "/workspace/Megatron-LM/megatron/core/datasets/megatron_dataset.py", line 42, in __init__',
              "    assert num_samples > 0", "AssertionError"]
     assert root_text(tmp_path, lines) == "AssertionError"
+
+
+def test_the_tail_counts_routine_work_not_the_failures_own_output(tmp_path: Path) -> None:
+    # ZhangDY-6483/Megatron-LM nohup.out: eight nodes' tracebacks and socket timeouts ran for
+    # hundreds of lines after the FileNotFoundError that caused them.
+    cascade = []
+    for rank in range(250):
+        cascade += ["Traceback (most recent call last):",
+                    '  File "/root/Megatron-LM/pretrain_gpt.py", line 136, in <module>',
+                    "    args_defaults={'tokenizer_type': 'GPT2BPETokenizer'}",
+                    f"RuntimeError: [{rank}] is setting up NCCL communicator and retreiving ncclUniqueId from [0] "
+                    "via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout"]
+    lines = ["> building train, validation, and test datasets ...",
+             "FileNotFoundError: [Errno 2] No such file or directory: './my-gpt2_text/train_indexmap_doc_idx.npy'",
+             *cascade]
+    assert "FileNotFoundError" in root_text(tmp_path, lines)
+    # Routine work after an error says the job went on past it: the same error, then 300 lines of it.
+    ran_on = [lines[1], *[f" > elapsed time to build and save mapping {i} (seconds): 0.00{i}" for i in range(300)],
+              *FAILURE]
+    (tmp_path / "ran-on").mkdir()
+    assert "Could not open file" in root_text(tmp_path / "ran-on", ran_on)
+
+
+def test_an_error_line_that_names_no_failure_is_a_header(tmp_path: Path) -> None:
+    # pytorch/elastic#31: the logger's ERROR line says where, the next line says what failed.
+    lines = ["INFO 2020-01-17 00:55:01,702 Rank 1 will conenct to TCPStore server at pytorch-elastic-test-z2b7s:47279",
+             "[ERROR] 2020-01-17 00:55:01,724 coordinator_p2p: Rank: -1",
+             "Error: Rank -1 received an Exception. Detailed message: host not found: Name or service not known"]
+    assert "host not found" in root_text(tmp_path, lines)
+
+
+def test_a_line_above_the_first_stamp_is_not_a_companion_by_its_borrowed_time(tmp_path: Path) -> None:
+    # hutuxian/RSPNet log/workerlog.0: a DeprecationWarning on line 2, the data error 280 lines later.
+    lines = ["/opt/conda/lib/python3.7/site-packages/paddle/utils.py:33: DeprecationWarning: invalid escape sequence \\d",
+             *[f"    config line {i}" for i in range(280)],
+             "I0805 11:02:03.123 12 device_context.cc:404] device: 0, cuDNN Version: 7.6.",
+             "Exception: No video found in data/kinetics100/train_video"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "workerlog.0.log").write_text("\n".join(lines) + "\n")
+    events = [e.template for e in extract(mine_job(logs, workers=1)).events]
+    assert "No video found" in events[0] and not any("DeprecationWarning" in t for t in events)

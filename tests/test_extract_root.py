@@ -106,7 +106,10 @@ WARNING_THEN_ERROR = {
     ("weights", "root_text"),
     [
         (Weights(), "illegal memory access"),  # 0.48 < root_min_score 0.7: the warning cannot be the root
-        (dataclasses.replace(Weights(), root_min_score=0.45), "link flapping"),  # now it can, and it came first
+        # now it can, and it came first (when it is also within root_best_share of the strongest)
+        (dataclasses.replace(Weights(), root_min_score=0.45, root_best_share=0.4), "link flapping"),
+        # 0.48 is less than half of the error's 1.2: still not the first sign
+        (dataclasses.replace(Weights(), root_min_score=0.45), "illegal memory access"),
     ],
 )
 def test_root_min_score_decides_whether_an_earlier_warning_is_the_root(

@@ -91,8 +91,10 @@ CONTEXT = re.compile(
 )
 
 # Indented source lines under a traceback frame ("    return f(x)") keep their indentation
-# only in the raw text.
-RAW_CONTEXT = re.compile(r"^(\s{2,}\S|\s*File \")")
+# only in the raw text. C++'s terminate handler indents the exception's message too, and that
+# is the message: "  what():  [enforce fail at ...] ifa != nullptr. Unable to find address
+# for: eth0" (horovod/horovod#1341).
+RAW_CONTEXT = re.compile(r"^(\s{2,}(?!what\(\):)\S|\s*File \")")
 
 # CANN's indented detail lines name the failing call and its source position.
 _CANN_DETAIL = re.compile(r"\b(failed|error)\b.{0,200}\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]", re.I)

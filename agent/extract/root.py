@@ -23,14 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mining import MinedJob
-from . import lexicon
+from . import companions, lexicon
 from .crossjob import Verdict
 from .events import ERROR_LEVEL, INFO_LEVEL, EventCandidate, first_sample, spread
 from .progress import Timeline, heartbeat_templates, last_ordinary_ts, quiet_gap
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
-MAX_EVENTS = 5  # root plus companions reported
+MAX_EVENTS = companions.MAX_EVENTS
 MAX_CASCADES = 5  # waits and teardown kept for context
 NO_LEVEL = 0  # mining.LEVEL_CODES[None]
 
@@ -247,6 +247,28 @@ def underlying_error(
     return best or root
 
 
+_LEVEL_WORD = re.compile(r"\b(?:ERROR|FATAL|CRITICAL)\b")
+
+
+def past_wordless_error(
+    root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable, weights: Weights = DEFAULT_WEIGHTS
+) -> EventCandidate:
+    """A logger's ERROR line that names no failure is a header, and the failure is the message
+    printed right under it: "[ERROR] 2020-01-17 00:55:01,724 coordinator_p2p: Rank: -1", then
+    "Error: Rank -1 received an Exception. Detailed message: host not found: Name or service
+    not known" (pytorch/elastic#31)."""
+    if (table.events[root.tid].max_level < ERROR_LEVEL or lexicon.is_fault_indicating(root.template)
+            or lexicon.has_error_words(_LEVEL_WORD.sub(" ", root.template))):
+        return root
+    source, line = _first_line(root, mined, table)
+    below = []
+    for e in eligible:
+        e_source, e_line = _first_line(e, mined, table)
+        if e_source == source and 0 < e_line - line <= weights.companion_lines and lexicon.has_error_words(e.template):
+            below.append((e_line, e))
+    return min(below, key=lambda pair: pair[0])[1] if below else root
+
+
 def _is_fatal_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
     stats = table.events[e.tid]
     return e.role == "candidate" and (stats.max_level >= ERROR_LEVEL or lexicon.is_exception_line(first_sample(mined, stats)))
@@ -300,7 +322,7 @@ def _root_of(
         return time_key(e, table)[0]
 
     strongest = max(e.score for e in roots_pool)
-    threshold = w.root_min_score if strongest >= w.root_min_score else w.root_share * strongest
+    threshold = max(w.root_min_score, w.root_best_share * strongest) if strongest >= w.root_min_score else w.root_share * strongest
     eligible = [e for e in roots_pool if e.score >= threshold]
     first_wait = next((e for e in eligible if e.role == "wait"), None)
     first_cand = next((e for e in eligible if e.role != "wait"), None)
@@ -314,6 +336,7 @@ def _root_of(
     root = past_startup_noise(root, eligible, mined, table, w)
     root = past_survived_error(root, eligible, mined, table, w)
     root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
+    root = past_wordless_error(root, eligible, mined, table, w)
     # The scheduler stopped the job and said why, before (or as) anything else failed.
     stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]
     if stops:
@@ -339,93 +362,6 @@ def _root_of(
         ):
             return e, ["earliest novel event of the failure episode", "a node was stopped before anything else failed"]
     return root, ["earliest novel event of the failure episode"]
-
-
-def _lines_apart(a: EventCandidate, b: EventCandidate, table: EventTable) -> float:
-    """How far apart two events first appear on the first node of ``a`` (inf if ``b`` is not there)."""
-    node = table.events[a.tid].first_node()
-    other = table.events[b.tid].per_node.get(node)
-    return abs(other.first_pos - table.events[a.tid].per_node[node].first_pos) if other is not None else math.inf
-
-
-def _timed(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
-    """The event's first line has a time of its own or of a stamped line above it. A line
-    above a file's first stamp borrows a later time, which says nothing about being printed
-    together: a DeprecationWarning on line 2 of a Paddle workerlog is not a companion of the
-    data error on line 289 (hutuxian/RSPNet log/workerlog.0)."""
-    stats = table.events[e.tid]
-    node = stats.first_node()
-    return bool(mined.nodes[node].stamped[: stats.per_node[node].first_pos + 1].any())
-
-
-def _companions(
-    root: EventCandidate, roots_pool: list[EventCandidate], mined: MinedJob, table: EventTable, n_nodes: int, w: Weights
-) -> list[tuple[EventCandidate, str]]:
-    """Events of the same origin as the root, each with the reason it is one."""
-    out: list[tuple[EventCandidate, str]] = []
-    root_is_exception = lexicon.is_exception_line(first_sample(mined, table.events[root.tid]))
-    root_level = table.events[root.tid].max_level
-    root_is_error = root_level >= ERROR_LEVEL or (root_level == NO_LEVEL and lexicon.has_error_words(root.template))
-    local_root = len(root.nodes) <= max(1, n_nodes // w.local_node_divisor)
-    root_class = lexicon.exception_class(first_sample(mined, table.events[root.tid]))
-    for e in roots_pool:
-        if e is root or 1 + len(out) >= MAX_EVENTS:
-            continue
-        if lexicon.informative_words(e.template) < w.companion_min_words:
-            continue
-        # One exception re-raised around a boundary (DataParallel replica, DataLoader
-        # worker) prints its class twice within a traceback's length: one fault.
-        if root_class and root_class == lexicon.exception_class(first_sample(mined, table.events[e.tid])) and (
-            _lines_apart(root, e, table) <= w.surfacing_lines and e.score >= w.root_min_score
-        ):
-            out.append((e, "the same exception, re-raised"))
-            continue
-        # A Python exception after an error already reported is that error surfacing in
-        # Python; after a warning it is the failure the warning announced.
-        if root_is_error and not root_is_exception and lexicon.is_exception_line(first_sample(mined, table.events[e.tid])):
-            continue
-        # Messages of one fault are printed together: next to the root in its node's log.
-        timed = _timed(root, mined, table) and _timed(e, mined, table)
-        gap = abs(e.first_ts - root.first_ts) if timed and not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
-        if math.isinf(gap) and _lines_apart(root, e, table) <= w.companion_lines and lexicon.has_error_words(e.template):
-            gap = 0.0  # lines without a time: "together" is a few lines apart on the same node
-        close = gap <= w.companion_seconds
-        # A burst on the root's own node(s) in the same moment is one fault speaking.
-        if (
-            local_root
-            and gap <= w.burst_seconds
-            and e.role == "candidate"
-            and set(e.nodes) <= set(root.nodes)
-            and e.score >= w.burst_min_score
-        ):
-            out.append((e, "printed with the root on the same node(s)"))
-            continue
-        same_nodes = set(e.nodes) <= set(root.nodes) and local_root
-        kind_ok = e.role == "candidate" or (e.role == "wait" and same_nodes)
-        if close and kind_ok and e.score >= max(w.root_min_score, w.companion_share * root.score):
-            out.append((e, "follows the root on the same node(s)"))
-    return out
-
-
-_BARE_ASSERTION = re.compile(r"^\s*(?:[\w.]+\.)?AssertionError\s*$")
-
-
-def _failing_assert(
-    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
-) -> EventCandidate | None:
-    """A bare "AssertionError" says nothing; the assert statement printed above it is its
-    message ("    assert num_samples > 0", aws-samples/awsome-distributed-training Megatron GPT-3 README)."""
-    stats = table.events[root.tid]
-    node = stats.first_node()
-    log = mined.nodes[node]
-    pos = stats.per_node[node].first_pos
-    if pos == 0 or not _BARE_ASSERTION.match(lexicon.unprefixed(first_sample(mined, stats))):
-        return None
-    above = int(log.template[pos - 1])
-    text = lexicon.unprefixed((log.samples.get(above) or [""])[0])
-    if not text.lstrip().startswith("assert "):
-        return None
-    return next((e for e in scored if e.tid == above), None)
 
 
 def select(
@@ -462,11 +398,11 @@ def select(
     exits = [e for e in scored if e.role == "teardown" and lexicon.is_task_error_exit(e.template)]
     root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w, exits)
     chosen = {root.tid: dataclasses.replace(root, role="root", reasons=[*root_reasons, *root.reasons])}
-    statement = _failing_assert(root, scored, mined, table)
+    statement = companions.failing_assert(root, scored, mined, table)
     if statement is not None:
         chosen[statement.tid] = dataclasses.replace(
             statement, role="companion", reasons=["the assert statement the bare AssertionError reports", *statement.reasons])
-    for e, reason in _companions(root, roots_pool, mined, table, n_nodes, w):
+    for e, reason in companions.companions_of(root, roots_pool, mined, table, n_nodes, w):
         if e.tid not in chosen and len(chosen) < MAX_EVENTS:
             chosen[e.tid] = dataclasses.replace(e, role="companion", reasons=[reason, *e.reasons])
     events = [chosen[root.tid], *(c for tid, c in chosen.items() if tid != root.tid)]

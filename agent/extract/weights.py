@@ -113,6 +113,9 @@ class Weights:
     external_stop_min_score: float = 0.15  # a scheduler's stop is evidence even with a teardown's low score
     root_min_words: int = 2  # a message must say something to be a root
     root_min_score: float = 0.7  # any novel, non-consequence message this strong can be the first sign
+    # An unlevelled line with failure words in a prompt echoed to stdout (0.72) is not the first
+    # sign of a CUDA OOM with its sizes (1.5) on a rank (SachinKonan/LLaMA-Factory-AutoReviewer 4523782).
+    root_best_share: float = 0.5  # ... and at least this share of the job's strongest event
     root_share: float = 0.75  # else the root is the earliest scoring at least this share of the best
     wait_lead_seconds: float = 120.0  # a timeout this much earlier than any error is the first sign itself
     underlying_min_score: float = 0.4  # the error an exception surfaces may be a plain, unlevelled line

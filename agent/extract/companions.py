@@ -1,0 +1,108 @@
+"""The root's companions: the other messages of the same fault.
+
+One fault often speaks in several lines: a CANN error block, an exception re-raised across a
+DataLoader boundary, a bare AssertionError under its assert statement, a burst on the faulty
+node in one moment. These are reported with the root; the cascade on other ranks is not.
+Pure: new candidates are returned, the inputs are left as they were.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..mining import MinedJob
+from . import lexicon
+from .events import ERROR_LEVEL, EventCandidate, first_sample
+from .table import EventTable
+from .weights import Weights
+
+MAX_EVENTS = 5  # root plus companions reported
+NO_LEVEL = 0  # mining.LEVEL_CODES[None]
+
+
+def _lines_apart(a: EventCandidate, b: EventCandidate, table: EventTable) -> float:
+    """How far apart two events first appear on the first node of ``a`` (inf if ``b`` is not there)."""
+    node = table.events[a.tid].first_node()
+    other = table.events[b.tid].per_node.get(node)
+    return abs(other.first_pos - table.events[a.tid].per_node[node].first_pos) if other is not None else math.inf
+
+
+def _timed(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
+    """The event's first line has a time of its own or of a stamped line above it. A line
+    above a file's first stamp borrows a later time, which says nothing about being printed
+    together: a DeprecationWarning on line 2 of a Paddle workerlog is not a companion of the
+    data error on line 289 (hutuxian/RSPNet log/workerlog.0)."""
+    stats = table.events[e.tid]
+    node = stats.first_node()
+    return bool(mined.nodes[node].stamped[: stats.per_node[node].first_pos + 1].any())
+
+
+def companions_of(
+    root: EventCandidate, roots_pool: list[EventCandidate], mined: MinedJob, table: EventTable, n_nodes: int, w: Weights
+) -> list[tuple[EventCandidate, str]]:
+    """Events of the same origin as the root, each with the reason it is one."""
+    out: list[tuple[EventCandidate, str]] = []
+    root_is_exception = lexicon.is_exception_line(first_sample(mined, table.events[root.tid]))
+    root_level = table.events[root.tid].max_level
+    root_is_error = root_level >= ERROR_LEVEL or (root_level == NO_LEVEL and lexicon.has_error_words(root.template))
+    local_root = len(root.nodes) <= max(1, n_nodes // w.local_node_divisor)
+    root_class = lexicon.exception_class(first_sample(mined, table.events[root.tid]))
+    for e in roots_pool:
+        if e is root or 1 + len(out) >= MAX_EVENTS:
+            continue
+        if lexicon.informative_words(e.template) < w.companion_min_words:
+            continue
+        # One exception re-raised around a boundary (DataParallel replica, DataLoader
+        # worker) prints its class twice within a traceback's length: one fault.
+        if root_class and root_class == lexicon.exception_class(first_sample(mined, table.events[e.tid])) and (
+            _lines_apart(root, e, table) <= w.surfacing_lines and e.score >= w.root_min_score
+        ):
+            out.append((e, "the same exception, re-raised"))
+            continue
+        # A Python exception after an error already reported is that error surfacing in
+        # Python; after a warning it is the failure the warning announced.
+        if root_is_error and not root_is_exception and lexicon.is_exception_line(first_sample(mined, table.events[e.tid])):
+            continue
+        # Messages of one fault are printed together: next to the root in its node's log.
+        timed = _timed(root, mined, table) and _timed(e, mined, table)
+        gap = abs(e.first_ts - root.first_ts) if timed and not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
+        if math.isinf(gap) and _lines_apart(root, e, table) <= w.companion_lines and lexicon.has_error_words(e.template):
+            gap = 0.0  # lines without a time: "together" is a few lines apart on the same node
+        close = gap <= w.companion_seconds
+        # A burst on the root's own node(s) in the same moment is one fault speaking.
+        if (
+            local_root
+            and gap <= w.burst_seconds
+            and e.role == "candidate"
+            and set(e.nodes) <= set(root.nodes)
+            and e.score >= w.burst_min_score
+        ):
+            out.append((e, "printed with the root on the same node(s)"))
+            continue
+        same_nodes = set(e.nodes) <= set(root.nodes) and local_root
+        kind_ok = e.role == "candidate" or (e.role == "wait" and same_nodes)
+        if close and kind_ok and e.score >= max(w.root_min_score, w.companion_share * root.score):
+            out.append((e, "follows the root on the same node(s)"))
+    return out
+
+
+_BARE_ASSERTION = re.compile(r"^\s*(?:[\w.]+\.)?AssertionError\s*$")
+
+
+def failing_assert(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate | None:
+    """A bare "AssertionError" says nothing; the assert statement printed above it is its
+    message ("    assert num_samples > 0", aws-samples/awsome-distributed-training Megatron GPT-3 README)."""
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    if pos == 0 or not _BARE_ASSERTION.match(lexicon.unprefixed(first_sample(mined, stats))):
+        return None
+    above = int(log.template[pos - 1])
+    text = lexicon.unprefixed((log.samples.get(above) or [""])[0])
+    if not text.lstrip().startswith("assert "):
+        return None
+    return next((e for e in scored if e.tid == above), None)
