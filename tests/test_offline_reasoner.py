@@ -246,3 +246,28 @@ def test_a_hardware_doc_near_in_wording_needs_a_hardware_trace_in_the_log() -> N
     assert verdict(evidence(lmod, ["worker-1"], hits=(hit("hardware", "network", "xid-74"),)))[0] != "hardware"
     xid = "NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, NVLink: fatal error detected on link 3"
     assert verdict(evidence(xid, ["worker-1"], hits=(hit("hardware", "network", "xid-74"),)))[0] == "hardware"
+
+
+# hicann/hccl fault-diagnosis guide, task_exec_stage.md: two ranks' timeouts in one communicator.
+HCCL_TAG = ("[ERROR] HCCL(2111665,all_reduce_test):2025-10-24-11:18:29.499.235 [task_exception_handler.cc:908] "
+            "[2111665][TaskExecStage][Timeout][Host]Task run failed, base information is streamID:[2], taskID[21], "
+            "tag[{op}_127.10.0.1%enp_60000_0_1761275812718970], AlgType(level 0-1-2):[fullmesh-ring-NHR].")
+WATCHDOG = ("[Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1520, OpType={op}, "
+            "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600011 milliseconds before timing out.")
+
+
+@pytest.mark.parametrize(
+    ("lines", "mismatched"),
+    [
+        ([HCCL_TAG.format(op="AllReduce"), HCCL_TAG.format(op="AllGather")], True),
+        ([HCCL_TAG.format(op="AllReduce"), HCCL_TAG.format(op="AllReduce")], False),  # a late rank: same op
+        ([WATCHDOG.format(rank=0, op="ALLREDUCE"), WATCHDOG.format(rank=1, op="_ALLGATHER_BASE")], True),
+        ([WATCHDOG.format(rank=0, op="ALLREDUCE"), WATCHDOG.format(rank=1, op="ALLREDUCE")], False),
+    ],
+)
+def test_ranks_stopped_in_different_collectives_ran_different_code(lines: list[str], mismatched: bool) -> None:
+    ev = evidence(lines[0], ["worker-0"], role_kind="wait")
+    ev.diagnosis.events.append(event(lines[1], ["worker-1"]))
+    d = OfflineReasoner().reason(ev)
+    assert ((d.category, d.subcategory) == ("user", "script_bug")) == mismatched
+    assert any("different collectives" in step for step in d.remediation) == mismatched

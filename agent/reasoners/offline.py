@@ -95,7 +95,7 @@ class OfflineReasoner:
         root_text = _root_text(d)
         named, frame = evidence_steps(root_text, evidence.root_before, companions, d.stage, evidence.root_after)
         hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
-        named = [*hints, *named, *_hang_step(evidence)]
+        named = [*hints, *_mismatch_step(evidence), *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
             steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
         elif doc is not None:
@@ -227,6 +227,10 @@ def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
             # Peers report losing it and it reports nothing itself: the node went down (the
             # paper's missing heartbeat), whatever the peers' messages call it.
             return _Choice("hardware", "node", None, 0.45, f"points at {suspect}, which went quiet while its peers reported losing it")
+    mismatch = _mismatched_collectives(evidence)
+    if mismatch is not None:
+        return _Choice("user", "script_bug", "collective-mismatch-across-ranks", 0.6,
+                       f"shows ranks running different collectives ({mismatch})", by_signature=True)
     text = _root_text(d)
     for match in _TIMEOUT_VALUE.finditer(text):
         seconds = float(match.group(1)) / 1000.0
@@ -239,6 +243,44 @@ def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
     if internal_assert:
         return _Choice("framework", "framework_bug", None, 0.4, "is an internal assertion of the framework, not a check of the user's input")
     return None
+
+
+# The collective a timed-out task was running, with what identifies its place in the sequence:
+# HCCL's task tag names the op and the communicator ("tag[AllReduce_127.10.0.1%enp_60000_0_1761275812718970]",
+# hicann/hccl fault-diagnosis guide, task_exec_stage.md); PyTorch's watchdog names the sequence
+# number and op ("WorkNCCL(SeqNum=1520, OpType=ALLREDUCE, ...)").
+_HCCL_TASK_TAG = re.compile(r"tag\[(?:Hccl)?(?P<op>[A-Za-z]+)_(?P<comm>[^\]]+)\]")
+_NCCL_WORK = re.compile(r"SeqNum=(?P<seq>\d+), OpType=_?(?P<op>[A-Z_]+?)(?:_BASE|_COALESCED)?\b")
+
+
+def _mismatched_collectives(evidence: Evidence) -> str | None:  # "AllGather and AllReduce in one communicator"
+    """Ranks that stopped in different collectives at the same place in one communicator's
+    sequence called different collectives: the code took different paths on different ranks
+    (rank0's AllReduce against rank1's AllGather in one group, both timing out, hicann/hccl
+    task_exec_stage.md). A rank that is merely late stops in the same op as the others."""
+    texts = [o.text for e in evidence.diagnosis.events for o in e.occurrences]
+    if evidence.extraction is not None:
+        texts += [e.template for e in evidence.extraction.cascades]
+    at: dict[str, set[str]] = {}
+    for text in texts:
+        for m in _HCCL_TASK_TAG.finditer(text):
+            at.setdefault(f"communicator {m.group('comm')}", set()).add(m.group("op"))
+        for m in _NCCL_WORK.finditer(text):
+            at.setdefault(f"sequence number {m.group('seq')}", set()).add(m.group("op").replace("_", "").lower())
+    for place, ops in at.items():
+        if len(ops) > 1:
+            where = "in one communicator" if place.startswith("communicator") else "at one sequence number"
+            return f"{' and '.join(sorted(ops))} {where}"
+    return None
+
+
+def _mismatch_step(evidence: Evidence) -> list[str]:
+    found = _mismatched_collectives(evidence)
+    if found is None:
+        return []
+    return [f"The ranks stopped in different collectives ({found}): find where the code branches on the rank or on "
+            "its data (a condition on rank, an early exit, uneven batches per rank) and make every rank "
+            "issue the same collectives in the same order; raising the timeout will not help."]
 
 
 _NOT_FOUND = re.compile(r"(?i)no such file|not found|does not exist|transport endpoint is not connected")
@@ -255,7 +297,8 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     if waited is not None:
         return waited
     absent = _ABSENT_PACKAGE.search(text)
-    if absent and (choice.category, choice.subcategory) == ("user", "software_incompatibility"):
+    if absent and (choice.category, choice.subcategory) == ("user", "software_incompatibility") and not _names_module(
+            evidence.docs.get(choice.doc_id) if choice.doc_id else None, absent.group(1)):
         # A package missing as a whole is not installed where the job ran (the environment
         # was not activated, CANN's set_env.sh not sourced); a version mismatch shows as a
         # missing piece of a package that is there ("No module named 'vllm.lora.lora_model'").
@@ -278,6 +321,13 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         return _Choice("platform", "resource_management", choice.doc_id, choice.confidence,
                        f"{choice.why}, but the path is missing on {len(root.nodes)} of {len(evidence.nodes)} nodes only, so their mounts differ")
     return choice
+
+
+def _names_module(doc: KnowledgeDoc | None, module: str) -> bool:
+    """The doc's own signature names the module: it knows why that piece is missing (apex's
+    'fused_layer_norm_cuda' is an extension apex was built without, NVIDIA/apex#156), which
+    outranks the general reading of a missing top-level package."""
+    return doc is not None and any(module in sig.regex for sig in doc.signatures)
 
 
 # Real: "ModuleNotFoundError: No module named 'torch'" (a Slurm job whose conda env was missing,
