@@ -271,3 +271,20 @@ def test_ranks_stopped_in_different_collectives_ran_different_code(lines: list[s
     d = OfflineReasoner().reason(ev)
     assert ((d.category, d.subcategory) == ("user", "script_bug")) == mismatched
     assert any("different collectives" in step for step in d.remediation) == mismatched
+
+
+def test_a_doc_near_only_in_wording_gets_one_step_not_its_plan() -> None:
+    from agent.knowledge import KnowledgeDoc
+
+    doc = KnowledgeDoc(id="ray-host-oom", title="Ray worker died or could not register with the raylet: host low on memory", category="platform",
+                       subcategory="resource_management", stack="any", symptoms=["training_crash"], severity="high",
+                       node_local=True, remediation=["Cut host memory use.", "Use a larger node.", "Disable the memory monitor."],
+                       collect_next=["free -g on the node"], sources=["https://example.org/ray"])
+    ev = evidence("Unable to register worker with raylet. Failed to read data from the socket: End of file", ["worker-0"],
+                  hits=(hit("platform", "resource_management", "ray-host-oom"),))
+    ev.docs = {"ray-host-oom": doc}
+    d = OfflineReasoner().reason(ev)
+    steps = "\n".join(d.remediation)
+    assert "nearest doc by wording" in steps and "Cut host memory use." in steps
+    assert "Use a larger node." not in steps and "Disable the memory monitor." not in steps
+    assert d.collect_next == ["free -g on the node"]

@@ -99,10 +99,14 @@ class OfflineReasoner:
         if doc is not None and choice.by_signature:
             steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
         elif doc is not None:
-            # Nearest in wording is a guess: what the log names leads, the doc follows as one reading.
+            # Nearest in wording is a guess: what the log names leads, the doc follows as one
+            # reading, and a guess gets one step, not a plan. Across 61 fresh real cases a guessed
+            # doc's steps reached the fix once in eleven and caused the harmful advice (a Ray
+            # host-OOM plan for a worker that could not register, a stack upgrade for a dtype bug).
             guess = [f"If this is '{doc.title}' (the nearest doc by wording; none of its signatures matched): "
-                     f"{doc.remediation[0]}", *doc.remediation[1:]] if doc.remediation else []
-            steps = [*named, *([frame] if frame else []), *guess]
+                     f"{doc.remediation[0]}"] if doc.remediation else []
+            confirm = "That doc is only a guess: gather what 'Collect next' lists before acting on more of it."
+            steps = [*named, *([frame] if frame else []), *guess, *([confirm] if guess else [])]
         else:
             steps = [*named, *([frame] if frame else []), *_generic_remediation(d)]
         d.remediation = list(dict.fromkeys(steps))
