@@ -25,7 +25,7 @@ import numpy as np
 from ..mining import MinedJob
 from . import companions, lexicon
 from .crossjob import Verdict
-from .events import ERROR_LEVEL, INFO_LEVEL, EventCandidate, first_sample, spread
+from .events import ERROR_LEVEL, INFO_LEVEL, WARNING_LEVEL, EventCandidate, first_sample, spread
 from .progress import Timeline, heartbeat_templates, last_ordinary_ts, quiet_gap
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
@@ -222,7 +222,9 @@ def underlying_error(
     Python warning, is a print or wrapped text that happened to come first. A line that
     reports no failure is a note the runtime printed on the way (Paddle's "Please NOTE:
     device: 0, GPU Compute Capability: 7.0, Driver API Version: 11.0" above a data error,
-    hutuxian/RSPNet log/workerlog.0)."""
+    hutuxian/RSPNet log/workerlog.0), and so is a line logged at INFO: NCCL's "NCCL INFO
+    NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file ... using internal
+    implementation" on every healthy start."""
     if not lexicon.is_exception_line(first_sample(mined, table.events[root.tid])):
         return root
     node = table.events[root.tid].first_node()
@@ -232,7 +234,7 @@ def underlying_error(
     for e in eligible:
         stats = table.events[e.tid].per_node.get(node)
         if (e is root or stats is None or lexicon.is_exception_line(first_sample(mined, table.events[e.tid]))
-                or lexicon.is_python_warning(e.template) or table.events[e.tid].max_level == NO_LEVEL
+                or lexicon.is_python_warning(e.template) or table.events[e.tid].max_level < WARNING_LEVEL
                 or not (lexicon.has_error_words(e.template) or lexicon.is_fault_indicating(e.template))):
             continue
         # Lines apart in the file, not in the node's stream: a console's other ranks print between.
