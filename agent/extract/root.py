@@ -222,9 +222,10 @@ def underlying_error(
     Python warning, is a print or wrapped text that happened to come first. A line that
     reports no failure is a note the runtime printed on the way (Paddle's "Please NOTE:
     device: 0, GPU Compute Capability: 7.0, Driver API Version: 11.0" above a data error,
-    hutuxian/RSPNet log/workerlog.0), and so is a line logged at INFO: NCCL's "NCCL INFO
-    NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file ... using internal
-    implementation" on every healthy start."""
+    hutuxian/RSPNet log/workerlog.0), and so is a line logged at INFO, the library narrating:
+    "NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object
+    file: No such file or directory : when loading libnccl-net.so", then "Using internal network
+    plugin." on a healthy start (pytorch/pytorch#146118)."""
     if not lexicon.is_exception_line(first_sample(mined, table.events[root.tid])):
         return root
     node = table.events[root.tid].first_node()
