@@ -56,6 +56,9 @@ from agent.extract import lexicon
         ('[rank<RANK>]: File "<PATH>", line <NUM>, in <module>', '[rank0]:   File "/work2/train.py", line 3795, in <module>',
          "context"),
         ("[rank<RANK>]: Traceback (most recent call last):", "[rank0]: Traceback (most recent call last):", "context"),
+        # MPICH's error stack entry carries its message after the call (hicann/oam-tools HCCL Test FAQ).
+        ("MPID_nem_tcp_init(<NUM>)..................: gethostbyname failed, <NODE><NUM> (errno <NUM>)", "", "candidate"),
+        ("main()", "", "context"),
         # C++'s terminate handler indents the exception's message (horovod/horovod#1341): it is the message.
         ("what(): [enforce fail at <PATH>:<NUM>] ifa != nullptr. Unable to find address for: eth<NUM>",
          "  what():  [enforce fail at /tmp/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth0",

@@ -73,7 +73,9 @@ CONTEXT = re.compile(
     r"during handling of the above exception|the above exception was the direct cause|"
     r"TORCH_USE_CUDA_DSA|CUDA_LAUNCH_BLOCKING|ASCEND_LAUNCH_BLOCKING|might be asynchronously reported|"
     r"^\s*Exception raised from .{0,200}\(most recent call first\)|^\s*\[frame (<NUM>|\d+)\]|^\s*Stacktrace \((<NUM>|\d+) entries\)|"
-    r"^\s*\w+(\.\w+)*\(.*\)\s*$|"
+    # A call on a line of its own is a frame; MPICH's error stack ("MPID_nem_tcp_init(379)....:
+    # gethostbyname failed, HW-AI-LC-1-1 (errno 2)", hicann/oam-tools HCCL Test FAQ) is not.
+    r"^\s*\w+(\.\w+)*\((?!(?:\d+|<NUM>)\)\.*:).*\)\s*$|"
     # unittest's heading above each failing test's traceback, whose exception line says what
     # failed: "ERROR: test_autograd_backward (__main__.TestMode)" (Ascend torch_npu fault-mode
     # troubleshooting example, benchmarks/real asc-c-torchnpu-ts-inplace-autograd)

@@ -272,6 +272,32 @@ def past_wordless_error(
     return min(below, key=lambda pair: pair[0])[1] if below else root
 
 
+_ERROR_STACK_HEADER = re.compile(r"(?i)error stack:\s*$")
+_ERROR_STACK_ENTRY = re.compile(r"^\s*\w+\((?:\d+|<NUM>)\)\.*:")
+
+
+def innermost_stack_entry(
+    root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate:
+    """MPICH prints its error stack from the outermost call in, under "Fatal error in MPI_Init:
+    Other MPI error, error stack:"; the innermost entry that says something is the cause
+    ("MPID_nem_tcp_init(379)....: gethostbyname failed, HW-AI-LC-1-1 (errno 2)", hicann/oam-tools
+    HCCL Test FAQ)."""
+    if not _ERROR_STACK_HEADER.search(root.template):
+        return root
+    node = table.events[root.tid].first_node()
+    log = mined.nodes[node]
+    pos = table.events[root.tid].per_node[node].first_pos + 1
+    by_tid = {e.tid: e for e in eligible}
+    innermost = root
+    while pos < len(log) and _ERROR_STACK_ENTRY.match(text := mined.miner.template(int(log.template[pos]))):
+        entry = by_tid.get(int(log.template[pos]))
+        if entry is not None and lexicon.has_error_words(text.split(":", 1)[1]):
+            innermost = entry
+        pos += 1
+    return innermost
+
+
 def _is_fatal_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
     stats = table.events[e.tid]
     return e.role == "candidate" and (stats.max_level >= ERROR_LEVEL or lexicon.is_exception_line(first_sample(mined, stats)))
@@ -337,9 +363,11 @@ def _root_of(
     root = earliest_on_node(root, eligible, table, w)
     root = earliest_in_file(root, eligible, mined, table, w)
     root = past_startup_noise(root, eligible, mined, table, w)
-    root = past_survived_error(root, eligible, mined, table, w)
+    # A later failure only has to be strong enough to be a root at all, not near the best.
+    root = past_survived_error(root, [e for e in roots_pool if e.score >= w.root_min_score], mined, table, w)
     root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
     root = past_wordless_error(root, eligible, mined, table, w)
+    root = innermost_stack_entry(root, eligible, mined, table)
     # The scheduler stopped the job and said why, before (or as) anything else failed.
     stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]
     if stops:

@@ -113,9 +113,11 @@ class Weights:
     external_stop_min_score: float = 0.15  # a scheduler's stop is evidence even with a teardown's low score
     root_min_words: int = 2  # a message must say something to be a root
     root_min_score: float = 0.7  # any novel, non-consequence message this strong can be the first sign
-    # An unlevelled line with failure words in a prompt echoed to stdout (0.72) is not the first
-    # sign of a CUDA OOM with its sizes (1.5) on a rank (SachinKonan/LLaMA-Factory-AutoReviewer 4523782).
-    root_best_share: float = 0.5  # ... and at least this share of the job's strongest event
+    # An unlevelled line with failure words (0.72: a prompt echoed to stdout, DeepSpeed's "Warning:
+    # The cache directory for DeepSpeed Triton autotune ... appears to be on an NFS system") is not
+    # the first sign of the exception or OOM (1.2-1.5) after it (SachinKonan/LLaMA-Factory-AutoReviewer
+    # 4523782, LIU-Hao-2002/GRPO_project logs/nohup.out).
+    root_best_share: float = 0.65  # ... and at least this share of the job's strongest event
     root_share: float = 0.75  # else the root is the earliest scoring at least this share of the best
     wait_lead_seconds: float = 120.0  # a timeout this much earlier than any error is the first sign itself
     underlying_min_score: float = 0.4  # the error an exception surfaces may be a plain, unlevelled line
