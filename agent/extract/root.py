@@ -1,16 +1,16 @@
-"""The failure episode, its root event and the root's companions.
+"""The failure episode and its root event (the root's companions: ``companions``).
 
 The paper reports every event that survives its filters; on real failures most of those
 are the crash cascade (every rank's timeout and teardown is "new"). We separate the root
 from its cascade by the order of things: the failure episode starts when progress stops
 (or slows, or, before training, with a long silence or the last burst of novel events);
 inside it, the earliest strong novel event that is not a consequence (a wait, a timeout,
-a teardown, a stack frame) is the root, and the messages of the same origin next to it
-are its companions.
+a teardown, a stack frame) is the root, and ``companions`` picks the messages of the same
+origin next to it.
 
 Pure: ``episode`` returns a new Timeline and ``select`` new candidates for the root and
 companions; the inputs are never changed. Where a root is chosen: ``select``; how strong
-an event must be to qualify: ``Weights.root_min_score`` and ``Weights.root_share``.
+an event must be to qualify: ``Weights.root_min_score``, ``root_best_share`` and ``root_share``.
 """
 
 from __future__ import annotations

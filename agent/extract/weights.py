@@ -120,7 +120,7 @@ class Weights:
     root_best_share: float = 0.65  # ... and at least this share of the job's strongest event
     root_share: float = 0.75  # else the root is the earliest scoring at least this share of the best
     wait_lead_seconds: float = 120.0  # a timeout this much earlier than any error is the first sign itself
-    underlying_min_score: float = 0.4  # the error an exception surfaces may be a plain, unlevelled line
+    underlying_min_score: float = 0.4  # the error an exception surfaces may score low (a logged line the tail or words did not lift)
     surfacing_seconds: float = 2.0  # an exception surfaces an error printed at most this much before it
     surfacing_lines: int = 60  # ... and within a traceback's length of lines (one stamp can date a whole excerpt)
     teardown_lead_seconds: float = 1.0  # a stop signal this much before the first error caused it

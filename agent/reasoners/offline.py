@@ -257,14 +257,15 @@ _HCCL_TASK_TAG = re.compile(r"tag\[(?:Hccl)?(?P<op>[A-Za-z]+)_(?P<comm>[^\]]+)\]
 _NCCL_WORK = re.compile(r"SeqNum=(?P<seq>\d+), OpType=_?(?P<op>[A-Z_]+?)(?:_BASE|_COALESCED)?\b")
 
 
-def _mismatched_collectives(evidence: Evidence) -> str | None:  # "AllGather and AllReduce in one communicator"
+def _mismatched_collectives(evidence: Evidence) -> str | None:
     """Ranks that stopped in different collectives at the same place in one communicator's
     sequence called different collectives: the code took different paths on different ranks
     (rank0's AllReduce against rank1's AllGather in one group, both timing out, hicann/hccl
-    task_exec_stage.md). A rank that is merely late stops in the same op as the others."""
+    task_exec_stage.md). A rank that is merely late stops in the same op as the others.
+    Returns what disagreed ("AllGather and AllReduce in one communicator"), else None."""
+    # Raw lines only: a template masks the communicator, and two groups timing out in
+    # different ops after one rank died would read as one group disagreeing with itself.
     texts = [o.text for e in evidence.diagnosis.events for o in e.occurrences]
-    if evidence.extraction is not None:
-        texts += [e.template for e in evidence.extraction.cascades]
     at: dict[str, set[str]] = {}
     for text in texts:
         for m in _HCCL_TASK_TAG.finditer(text):
