@@ -12,6 +12,7 @@ Nothing here changes the caller's ``MinedJob``: imputed times live in ``Extracti
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -80,7 +81,9 @@ def extract(
         mined, kept, n_nodes=n_nodes, window_start=root.window_start(timeline, w), history=history,
         library=library, weights=w,
     )
-    chosen = root.select(scored, mined, table, w)
+    # With normal jobs, novelty already tells a job's usual noise apart; the share of the
+    # strongest event is the cold-start stand-in for it.
+    chosen = root.select(scored, mined, table, dataclasses.replace(w, root_best_share=0.0) if history else w)
     root_stats = table.events[chosen.events[0].tid] if chosen.events else None
     scope = root.scope_of(root_stats, n_nodes, w)
 

@@ -117,7 +117,7 @@ class Weights:
     # The cache directory for DeepSpeed Triton autotune ... appears to be on an NFS system") is not
     # the first sign of the exception or OOM (1.2-1.5) after it (SachinKonan/LLaMA-Factory-AutoReviewer
     # 4523782, LIU-Hao-2002/GRPO_project logs/nohup.out).
-    root_best_share: float = 0.65  # ... and at least this share of the job's strongest event
+    root_best_share: float = 0.65  # ... and, without normal jobs, at least this share of the strongest event
     root_share: float = 0.75  # else the root is the earliest scoring at least this share of the best
     wait_lead_seconds: float = 120.0  # a timeout this much earlier than any error is the first sign itself
     underlying_min_score: float = 0.4  # the error an exception surfaces may score low (a logged line the tail or words did not lift)
