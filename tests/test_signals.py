@@ -54,8 +54,11 @@ def big_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _start(job: Path, home: Path) -> tuple[subprocess.Popen[str], list[int]]:
     env = {**os.environ, "L4_HOME": str(home)}
+    # A shell starts a command with Ctrl-C at its default; an ignored SIGINT left in the test
+    # process by earlier tests would be inherited and make the child deaf to it.
     proc = subprocess.Popen([sys.executable, "-m", "agent", "diagnose", str(job), "--no-cache"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     kids: list[int] = []
     while len(kids) < 2 and time.time() < deadline and proc.poll() is None:
