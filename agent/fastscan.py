@@ -196,13 +196,14 @@ def _ts_plan(text: str) -> tuple[int, ...]:
     m = _TS_GLOG.match(head)
     if m:
         _ascii_digits(*m.groups()[1:])
-        return (GLOG, *(_byte_offset(text, m.start(g)) for g in range(2, 7)), _byte_offset(text, m.start(7)),
-                len(m.group(7)))
+        return (GLOG, _byte_offset(text, m.start(2)), len(m.group(2)), *(_byte_offset(text, m.start(g)) for g in range(3, 7)),
+                _byte_offset(text, m.start(7)), len(m.group(7)))
     m = _TS_MONTH_DAY.match(head)
     if m:  # the glog plan: month and day, no year
         _ascii_digits(*(g for g in m.groups() if g))
         frac_at, frac_len = (_byte_offset(text, m.start(6)), len(m.group(6))) if m.group(6) else (0, 0)
-        return (GLOG, *(_byte_offset(text, m.start(g)) for g in range(1, 6)), frac_at, frac_len)
+        return (GLOG, _byte_offset(text, m.start(1)), 2, *(_byte_offset(text, m.start(g)) for g in range(2, 6)), frac_at,
+                frac_len)
     m = _TS_SYSLOG.search(head)
     if m:
         _ascii_digits(*m.groups()[1:])
@@ -308,9 +309,9 @@ def _timestamps(
         p = shapes.ts_plans[pid]
         at = starts[rows]
         if p[0] == GLOG:
-            mo0, d0, h0, mi0, s0, frac_at, frac_len = p[1:]
+            mo0, mo_len, d0, h0, mi0, s0, frac_at, frac_len = p[1:]
             year = clock.year(seen[rows])
-            month = _number(buf, at, mo0, 2)
+            month = _number(buf, at, mo0, mo_len)
             day = _number(buf, at, d0, 2)
         else:
             month_num, d0, d_len, h0, mi0, s0, frac_at, frac_len, year_at = p[1:]

@@ -53,9 +53,11 @@ YEAR_SNIFF_BYTES = 256 * 1024  # dated lines may start after a long undated prea
 
 # --- levels ------------------------------------------------------------------------------
 
+# A letter alone in brackets is a level, also before the C++ source PyTorch logs from, undated:
+# "[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout" (pytorch/pytorch#118369).
 _LEVEL = re.compile(
     r"(?<![\w/.-])\[?(TRACE|DEBUG|DBG|INFO|NOTICE|EVENT|WARNING|WARN|ERROR|ERR|CRITICAL|FATAL|PANIC)\]?(?![\w/.-])"
-    r"|\[([DIWEF])\]"
+    r"|\[([DIWEF])(?:\]| [\w.-]+\.(?:cpp|cc|h|hpp):\d+\])"
 )
 _LEVEL_NAMES = {
     "TRACE": "DEBUG", "DEBUG": "DEBUG", "DBG": "DEBUG", "D": "DEBUG",

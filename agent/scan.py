@@ -39,7 +39,9 @@ class Mask:
 MASKS: tuple[Mask, ...] = (
     Mask("TS", r"\d{4}[-/]\d{2}[-/]\d{2}[T \-_]\d{2}:\d{2}:\d{2}(?:[.,:]\d+)*(?:Z|[+-]\d{2}:?\d{2})?", needs=(":",)),
     Mask("TS", r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?", needs=(":",)),
-    Mask("TS", r"^[DIWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+"),
+    # glog, also as PyTorch's C++ log prints it: "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607]"
+    # (hiyouga/LlamaFactory#7396); the rank prefix stays for the RANK mask.
+    Mask("TS", r"^((?:\[rank\d+\]:)?\[?)([DIWEF]\d{3,4} \d{2}:\d{2}:\d{2}\.\d+)", keep=1),
     Mask("TS", r"^\[ *\d+\.\d+\]"),
     Mask("IP", r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b", needs=(".",)),
     Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?\b", needs=(":",)),

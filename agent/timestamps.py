@@ -19,8 +19,10 @@ _TS_ISO = re.compile(
 _TS_SYSLOG = re.compile(
     r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?: (\d{4}))?"
 )
-# glog "I0512 10:31:02.123456": level letter, month, day.
-_TS_GLOG = re.compile(r"^([DIWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,6})")
+# glog "I0512 10:31:02.123456": level letter, month, day. PyTorch's C++ log prefixes the rank and
+# does not pad the month: "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0]
+# Watchdog caught collective operation timeout" (hiyouga/LlamaFactory#7396).
+_TS_GLOG = re.compile(r"^(?:\[rank\d+\]:)?\[?([DIWEF])(\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,6})")
 # Month first, as Hugging Face example scripts configure logging (datefmt "%m/%d/%Y %H:%M:%S"):
 #   "05/17/2024 01:30:26 - INFO - llmtuner.model.utils.checkpointing - ..." (hiyouga/LLaMA-Factory#3779)
 _TS_US = re.compile(r"(?<![\d/])(\d{2})/(\d{2})/(\d{4})[ T](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?")

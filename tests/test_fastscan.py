@@ -84,6 +84,9 @@ EDGE_CASES = {
                                  "13/40 10:00:00 not a date\n12/31/2024 23:59:59 end of year\n",
     "crlf and empty lines": "2024-05-12 10:31:02 a\r\n\r\n\n2024-05-12 10:31:03 a\r\r\nlast line without break",
     "levels": "[ERROR] x 1\nWARN y 2\nE0512 10:31:02.1 glog error\nerror: lowercase\nINFO:root:step 3\n",
+    # as a console shows it once its "[rankN]:" prefixes are read as ranks
+    "pytorch c++ log": "2024-03-20 23:00:00 launcher\n[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x\n"
+                       "[W1206 18:44:12.755262105 ProcessGroupNCCL.cpp:1664] y\n[E ProcessGroupNCCL.cpp:458] z\n",
     "iterations": " iteration 10/ 100 | loss 2.5\nstep=12 loss 1\nglobal_step: 7\nStep [  3] done\nrank 3 iter 99\n"
                   "step 2147483647 fits\nstep 2147483648 does not\nstep 12345678901 neither\n",
     "non-ascii before the digits": "é 2024-05-12 10:31:02 ü step 5\n日本 step 6 2024-05-12 10:31:03\n",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import gzip
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from agent.errors import InputError
 from agent.ingest import node_name_for, open_job, parse_level
+from agent.scan import Masker
 from agent.timestamps import Clock, parse_timestamp
 
 
@@ -153,6 +155,25 @@ def test_timestamp_formats(text: str, expected: float | None) -> None:
 def test_syslog_and_glog_timestamps_parse() -> None:
     assert parse_timestamp("May 12 10:31:02 node-3 kernel: NVRM: Xid") is not None
     assert parse_timestamp("W0512 10:31:02.123456 12345 file.cc:12] warn") is not None
+
+
+def test_pytorch_cpp_log_lines_have_a_time_and_a_level() -> None:
+    """PyTorch's C++ log prefixes the rank and leaves the month unpadded (hiyouga/LlamaFactory#7396);
+    older releases print the level before the source file alone (pytorch/pytorch#118369)."""
+    clock = Clock()
+    clock.parse("2024-03-20 23:00:00 launcher")
+    line = "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout"
+    assert clock.parse(line) == pytest.approx(calendar.timegm((2024, 3, 21, 2, 7, 8)) + 0.408271)
+    assert clock.parse("[rank4]:[W1206 18:44:12.755262105 ProcessGroupNCCL.cpp:1664] x") == pytest.approx(
+        calendar.timegm((2024, 12, 6, 18, 44, 12)) + 0.755262
+    )
+    assert parse_level(line) == "ERROR"
+    assert parse_level("[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout") == "ERROR"
+    assert parse_level("[W socket.cpp:601] [c10d] The client socket has failed to connect") == "WARNING"
+    masker = Masker()
+    # The stamp is masked, the rank prefix stays a rank: one template whatever the day.
+    assert masker.mask(line) == masker.mask(line.replace("E321 02:07:08", "E1206 18:44:12"))
+    assert masker.mask(line).startswith("[rank<RANK>]:[<TS> ProcessGroupNCCL.cpp:<NUM>]")
 
 
 def test_mmengine_month_day_borrows_the_year() -> None:
