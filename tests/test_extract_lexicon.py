@@ -59,6 +59,9 @@ from agent.extract import lexicon
         # MPICH's error stack entry carries its message after the call (hicann/oam-tools HCCL Test FAQ).
         ("MPID_nem_tcp_init(<NUM>)..................: gethostbyname failed, <NODE><NUM> (errno <NUM>)", "", "candidate"),
         ("main()", "", "context"),
+        # The shell's report of SIGABRT follows the message that caused it (pytorch/pytorch#15592).
+        ("Aborted (core dumped)", "Aborted (core dumped)", "teardown"),
+        ("run.sh: line <NUM>: <NUM> Aborted (core dumped) python train.py", "", "teardown"),
         # C++'s terminate handler indents the exception's message (horovod/horovod#1341): it is the message.
         ("what(): [enforce fail at <PATH>:<NUM>] ifa != nullptr. Unable to find address for: eth<NUM>",
          "  what():  [enforce fail at /tmp/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth0",

@@ -54,6 +54,7 @@ class EventCandidate:
     first_ts: float
     role: str  # root | companion | candidate | wait | teardown | context
     role_kind: str = ""  # the lexical role before selection (candidate | wait | teardown | context)
+    known: str = ""  # the known fault pattern (doc id) its line matches, if any
 
 
 def spread(stats: EventStats, n_nodes: int) -> float:
@@ -203,7 +204,8 @@ def score_event(
     if stage_of_template(template) in WORKFLOW_STAGES and stats.max_level <= INFO_LEVEL and not error_words:
         score *= w.workflow_factor  # a new workflow step ("saving checkpoint ...") is not a fault by itself
         reasons.append("a workflow step, not an error")
-    return EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role, role), known
+    return EventCandidate(stats.tid, template, score, reasons, stats.nodes, first, role, role,
+                          known.id if known is not None else ""), known
 
 
 def ordinary_lines(mined: MinedJob) -> dict[object, np.ndarray]:

@@ -52,7 +52,11 @@ TEARDOWN = re.compile(
     r"aborting|abort(ed)? (the )?(job|communicator|process group)|job step aborted|"
     r"(taking|take|bring(ing)?) (the )?(entire )?process down|"
     r"elastic.{0,40}(fail|error|stop|shut)|rendezvous .{0,20}(closed|shutdown)|shutting down|teardown|stopping (the )?job|"
-    r"terminat(e|ed|ing) (called|the|all|worker|process)|worker group .{0,20}(fail|stop)"
+    r"terminat(e|ed|ing) (called|the|all|worker|process)|worker group .{0,20}(fail|stop)|"
+    # The shell reporting SIGABRT after the message that caused it ("terminate called after
+    # throwing an instance of 'gloo::IoException' / what(): ... Connection refused / Aborted
+    # (core dumped)", pytorch/pytorch#15592).
+    r"\baborted \(core dumped\)|^\s*aborted\s*$"
     r")"
 )
 

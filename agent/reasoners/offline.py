@@ -396,8 +396,14 @@ def _setup_reading(choice: _Choice, evidence: Evidence, root_text: str) -> _Choi
 _STREAM_SUFFIX = re.compile(r"(?i)[._-](?:err|out|stderr|stdout|error|output|e|o)(?=\d*$)")
 
 
+# Paddle's launcher writes one workerlog.N per local rank into its log directory, so the
+# workerlogs of one directory are one machine's ranks (simuler/ESPNet workerlog.0 and .1: rank
+# 1 asked for a GPU the machine lacked, rank 0 for a config file that was not there).
+_LOCAL_RANK_LOG = re.compile(r"(?<![^/])workerlog\.\d+$")
+
+
 def _machine_of(node: str) -> str:
-    return _STREAM_SUFFIX.sub("", node)
+    return _LOCAL_RANK_LOG.sub("workerlog", _STREAM_SUFFIX.sub("", node))
 
 
 def _around(root_text: str, evidence: Evidence) -> list[str]:
