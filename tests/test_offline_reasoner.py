@@ -170,13 +170,15 @@ def test_a_jobs_stdout_and_stderr_files_are_one_machine() -> None:
 
 
 @pytest.mark.parametrize(("a", "b"), [("train_2844512.out", "train_2844512.err"), ("e3sm_train_3190856.e", "e3sm_train_3190856.o"),
-                                      ("e3sm_sfno_train.o5808053", "e3sm_sfno_train.e5808053")])
-def test_stream_files_of_one_job_name_one_machine(a: str, b: str) -> None:
+                                      ("e3sm_sfno_train.o5808053", "e3sm_sfno_train.e5808053"),
+                                      ("workerlog.0", "workerlog.1"), ("log/workerlog.0", "log/workerlog.3")])
+def test_stream_files_and_local_rank_logs_of_one_job_name_one_machine(a: str, b: str) -> None:
     from agent.reasoners.offline import _machine_of
 
     assert _machine_of(a) == _machine_of(b)
     assert _machine_of("node-1") != _machine_of("node-2")
     assert _machine_of("e3sm_sfno_train.o5808053") != _machine_of("e3sm_sfno_train.o5808054")
+    assert _machine_of("node-1/workerlog.0") != _machine_of("node-2/workerlog.0")  # Paddle's local ranks, per machine
 
 
 def test_a_package_missing_as_a_whole_is_the_environment_not_a_version() -> None:
