@@ -53,7 +53,7 @@ WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_do
 
 # A traceback names the function that failed. Without progress lines (a pasted excerpt)
 # the innermost frame with a stage's function says where the job was. Real frames:
-#   File ".../megatron/training.py", line 411, in train_step    (NVIDIA/Megatron-LM#119)
+#   File ".../megatron/training.py", line 714, in train_step    (EleutherAI/gpt-neox slurm/llemma-f-0.2 debug log)
 #   File ".../torch/serialization.py", line 1040, in load       (model loading, torch.load)
 _FRAME = re.compile(r"""(?:File "[^"]*"|File <PATH>), line (?:\d+|<NUM>), in (?P<func>[\w<>.]+)""")
 _FRAME_STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
