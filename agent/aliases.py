@@ -96,6 +96,22 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
         "hicann/hccl docs/en/user_guide/fault_diagnosis/task_exec_stage.md (knowledge/ascend/hccl-ei0013-error-cqe.md)",
         "10.0.1.7",
     ),
+    NamePattern(  # NCCL before 2.3 left out its own name: "host:pid:tid [dev] file:line WARN ..."
+        "host",
+        re.compile(rf"(?:^|[\s\]>:])(?P<name>{_HOST}):\d+:\d+ \[\d+\] \S+:\d+ (?:WARN|INFO) "),
+        "node1:54573:54696 [1] include/socket.h:194 WARN Call to recv failed : Connection reset by peer",
+        "horovod/horovod#147",
+        "node1",
+    ),
+    NamePattern(  # HCCL failing to listen names the address of its own host
+        "host",
+        re.compile(r"\blisten on ip\[(?P<name>\d{1,3}(?:\.\d{1,3}){3})(?:%[\w.-]+)?\] and specific port\[\d+\] fail"),
+        "[ERROR] HCCL(1009464,all_reduce_test):2025-03-15-00:41:48.470.172 [hccl_socket.cc:110] [1009464][InitGroupStage]"
+        "[RanktableDetect] socket type[0], listen on ip[192.168.2.199] and specific port[16666] fail. Please check the "
+        "port status and whether the port is being used by other process.",
+        "hicann/hccl docs/zh/user_guide/fault_diagnosis/param_link_stage.md (EI0019)",
+        "192.168.2.199",
+    ),
     NamePattern(
         "rank",
         re.compile(r"\[rank(?P<name>\d+)\]:"),
@@ -135,7 +151,23 @@ PEER_PATTERNS: tuple[NamePattern, ...] = (
         "hicann/hccl docs/en/user_guide/fault_diagnosis/task_exec_stage.md (knowledge/ascend/hccl-heartbeat-lost-occurred.md)",
         "10.0.3.14",
     ),
+    NamePattern(  # Gloo's pair connecting to the address a peer advertised
+        "peer",
+        re.compile(r"\bconnect \[(?P<name>\d{1,3}(?:\.\d{1,3}){3})\]:\d+: (?:Connection refused|Connection timed out|No route to host)"),
+        "  what():  [/opt/conda/conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] "
+        "connect [127.0.1.1]:3210: Connection refused",
+        "pytorch/pytorch#15592",
+        "127.0.1.1",
+    ),
+    NamePattern(  # a host the job's hosts file does not resolve is where to look
+        "peer",
+        re.compile(rf"\bgethostbyname failed, (?P<name>{_HOST}) \(errno"),
+        "MPID_nem_tcp_init(379)..................: gethostbyname failed, HW-AI-LC-1-1 (errno 2)",
+        "hicann/oam-tools docs/zh/hccl_test/faqs.md (MPICH error stack)",
+        "HW-AI-LC-1-1",
+    ),
 )
+
 
 # Slurm's "srun: error: HOST: task N: ..." ties global rank N to HOST.
 SRUN_TASK = re.compile(rf"\bsrun: error: (?P<host>{_SLURM_HOST}): tasks? (?P<tasks>[\d,-]+): ")
