@@ -59,6 +59,14 @@ from agent.extract import lexicon
         # MPICH's error stack entry carries its message after the call (hicann/oam-tools HCCL Test FAQ).
         ("MPID_nem_tcp_init(<NUM>)..................: gethostbyname failed, <NODE><NUM> (errno <NUM>)", "", "candidate"),
         ("main()", "", "context"),
+        # A warning of what would happen if something were so is advice (pommespeter/iBOT-Paddle
+        # workerlog.0; LIU-Hao-2002/GRPO_project logs/nohup.out); an exception never is.
+        ("<TS> <NUM> reducer.cc:<NUM>] There is no parameter in the device involved in the backward calculation. If "
+         "there are parameters on other devices involved in the backward, then a serious error will occur here.", "", "context"),
+        ("Warning: The cache directory for DeepSpeed Triton autotune, <PATH>, appears to be on an NFS system. While this "
+         "is generally acceptable, if you experience slowdowns or hanging when DeepSpeed exits, it is recommended to set "
+         "the TRITON_CACHE_DIR environment variable to a non-NFS path.", "", "context"),
+        ("ValueError: if you pass a tokenizer it will be ignored", "", "candidate"),
         # The shell's report of SIGABRT follows the message that caused it (pytorch/pytorch#15592).
         ("Aborted (core dumped)", "Aborted (core dumped)", "teardown"),
         ("run.sh: line <NUM>: <NUM> Aborted (core dumped) python train.py", "", "teardown"),

@@ -143,6 +143,14 @@ def is_heading(template: str) -> bool:
     return bool(_HEADING.match(template)) and not EXCEPTION.match(template) and informative_words(template) <= _HEADING_MAX_WORDS
 
 
+# A warning that says what would happen if something were so is advice about a possibility, not
+# an event: "If there are parameters on other devices involved in the backward, then a serious
+# error will occur here." (Paddle's reducer, pommespeter/iBOT-Paddle workerlog.0, above the real
+# AssertionError) and "if you experience slowdowns or hanging when DeepSpeed exits, it is
+# recommended to set the TRITON_CACHE_DIR" (LIU-Hao-2002/GRPO_project logs/nohup.out).
+_HYPOTHETICAL = re.compile(r"(?i)\bif\b[^.;]{0,160}\b(?:will|would|may|might|could|is recommended)\b")
+
+
 def role_of(template: str, raw: str = "") -> str:
     """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
     indentation that marks traceback source lines."""
@@ -154,6 +162,8 @@ def role_of(template: str, raw: str = "") -> str:
         return "context"
     if DEVICE_FAULT.search(template):
         return "candidate"
+    if _HYPOTHETICAL.search(template) and not EXCEPTION.match(template):
+        return "context"
     if TEARDOWN.search(template) or TEARDOWN_CAPS.search(template):
         return "teardown"
     if WAIT.search(template):

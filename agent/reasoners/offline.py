@@ -60,6 +60,7 @@ _ASSERTION = re.compile(r"\bAssertionError\b")
 #    minimum learning rate do not match" (megatron-lr-scheduler-checkpoint-mismatch)
 #   "AssertionError: Check batch related parameters. train_batch_size is not equal to ..."
 #   "AssertionError: num_layers value from checkpoint (32) is not equal to the input argument value (40)."
+#   "AssertionError: Input image size (96*96) doesn't match model (224*224)." (pommespeter/iBOT-Paddle workerlog)
 # A size or value held against a bound is a setting too: "AssertionError: Weight
 # model.embed_tokens.weight(torch.Size([151936, 4096]), torch.float32) is too large to fit in
 # the bucket." (verl NPU FAQ, the update-weights bucket size).
@@ -67,7 +68,7 @@ _ARGUMENT_CHECK = re.compile(
     r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires|is None\b|"
     r"too (large|small|big|long|short|many|few)\b|exceeds?\b|out of range|at (least|most)\b|"
     r"\bassert \w+ *[<>]=? *\d|"
-    r"do(es)? not match|not equal to|learning.?rate|batch.?size|num_layers|seq.?length|parallel size|world size"
+    r"do(es)? not match|(does|do)n'?t match|not equal to|learning.?rate|batch.?size|num_layers|seq.?length|parallel size|world size"
 )
 
 @dataclass
