@@ -99,3 +99,21 @@ def test_without_progress_skew_pairs_other_synchronous_messages(tmp_path: Path) 
     mined = mine(tmp_path, lines)
     assert len(synchronous_groups(mined)) == 2
     assert estimate_skew(mined, set()) == {"n0": 0.0, "n1": 0.0, "n2": 3.0}
+
+
+def test_borrowed_times_are_not_paired_across_nodes(tmp_path: Path) -> None:
+    """NCCL's INFO lines carry no stamp. On a rank whose file starts with them and then waits
+    half an hour in a collective, they borrow the watchdog's later stamp; pairing them with the failing node's own NCCL lines
+    would shift that node's clock by the timeout and hide its early connect failure."""
+    init = ["gpu:1:2 [0] NCCL INFO comm rank 0 nranks 3 - Init START", "gpu:1:2 [0] NCCL INFO Connected all rings"]
+    lines = {
+        "n0": [f"{hms(0)} INFO starting worker group", *init,
+               "gpu:1:2 [0] NCCL WARN socketStartConnect: Connect to 10.68.0.12<73> failed : Connection timed out",
+               f"{hms(30)} ERROR failed (exitcode: 1)"],
+        # the other ranks' files begin with NCCL's lines: the first stamp they can borrow is the watchdog's
+        **{node: [*init, f"{hms(1800)} [rank1]:[E1002 10:30:00.5 ProcessGroupNCCL.cpp:616] Watchdog caught collective "
+                  "operation timeout"] for node in ("n1", "n2")},
+    }
+    mined = mine(tmp_path, lines)
+    mined = with_times(mined, impute_times(mined))
+    assert all(abs(offset) < 1.0 for offset in estimate_skew(mined, set()).values())

@@ -131,7 +131,8 @@ def estimate_skew(mined: MinedJob, progress_tids: set[int], weights: Weights = D
 
 
 def synchronous_groups(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> list[dict[str, float]]:
-    """k-th occurrences of messages that most nodes print equally often (and not too often)."""
+    """k-th occurrences of messages that most nodes print equally often (and not too often),
+    each with its own stamp."""
     w = weights
     n_nodes = len(mined.nodes)
     positions: dict[int, dict[str, np.ndarray]] = defaultdict(dict)
@@ -150,7 +151,9 @@ def synchronous_groups(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> l
         for k in range(size):
             times = {}
             for name, pos in per_node.items():
-                if len(pos) == size:
+                # Only a line's own stamp says when it was printed: an unstamped NCCL INFO line
+                # borrows the next stamp, which can be a watchdog's half an hour later.
+                if len(pos) == size and mined.nodes[name].stamped[pos[k]]:
                     ts = float(mined.nodes[name].ts[pos[k]])
                     if not math.isnan(ts):
                         times[name] = ts
