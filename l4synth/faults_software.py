@@ -294,7 +294,7 @@ SOFTWARE: tuple[FaultType, ...] = (
         env=(("NCCL_SOCKET_IFNAME", "eth9"),),
     ),
     FaultType(
-        "shm-too-small", "platform", "platform_configuration", "launching_failure", "data_loading", _BOTH, "crash",
+        "shm-too-small", "platform", "resource_management", "launching_failure", "data_loading", _BOTH, "crash",
         "all",
         # real: knowledge/platform/dataloader-shm-bus-error (PyTorch's DataLoader bus-error messages).
         (Line("print", "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
