@@ -124,10 +124,12 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
 
 # A lost peer named in a line: the peer, not the reporter, is where to look. Only used when
 # one stream holds the whole job (then no other node can carry the peer's name).
+# A loopback address names no machine (a host that resolved its own name to 127.0.1.1 told
+# its peers to dial themselves, pytorch/pytorch#15592): it is a clue, not a node to drain.
 PEER_PATTERNS: tuple[NamePattern, ...] = (
     NamePattern(
         "peer",
-        re.compile(r"\bConnect to (?P<name>\d{1,3}(?:\.\d{1,3}){3})<\d+> failed"),
+        re.compile(r"\bConnect to (?P<name>(?!127\.)\d{1,3}(?:\.\d{1,3}){3})<\d+> failed"),
         "r11i6n2:486514:486651 [1] include/socket.h:403 NCCL WARN Connect to 10.148.3.247<56821> failed : "
         "Connection refused",
         "bigscience-workshop/bigscience jz/slurm/README.md ('Broken Network')",
@@ -150,14 +152,6 @@ PEER_PATTERNS: tuple[NamePattern, ...] = (
         "Discoverer:[10.0.3.15/2], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has exited",
         "hicann/hccl docs/en/user_guide/fault_diagnosis/task_exec_stage.md (knowledge/ascend/hccl-heartbeat-lost-occurred.md)",
         "10.0.3.14",
-    ),
-    NamePattern(  # Gloo's pair connecting to the address a peer advertised
-        "peer",
-        re.compile(r"\bconnect \[(?P<name>\d{1,3}(?:\.\d{1,3}){3})\]:\d+: (?:Connection refused|Connection timed out|No route to host)"),
-        "  what():  [/opt/conda/conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] "
-        "connect [127.0.1.1]:3210: Connection refused",
-        "pytorch/pytorch#15592",
-        "127.0.1.1",
     ),
     NamePattern(  # a host the job's hosts file does not resolve is where to look
         "peer",

@@ -50,6 +50,11 @@ def test_lost_peers_are_named_by_the_lines_that_lost_them():
     assert peers_in(lines) == [p.expected for p in PEER_PATTERNS]
 
 
+def test_a_loopback_address_is_no_peer_to_blame():
+    # the Connect line of a flattened paste (awslabs/awsome-distributed-ai#192): NCCL dialled loopback
+    assert peers_in(["socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort"]) == []
+
+
 def test_srun_task_lines_tie_ranks_to_hosts():
     lines = [
         "srun: error: 292KF14: task 0: Exited with exit code 1",  # mlcommons/training_results_v4.0 (smc bert)
