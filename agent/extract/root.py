@@ -353,8 +353,9 @@ def _root_of(
     strongest = max(e.score for e in roots_pool)
     threshold = max(w.root_min_score, w.root_best_share * strongest) if strongest >= w.root_min_score else w.root_share * strongest
     # A known fault's own line is a cause in its own right however plainly it is logged: an
-    # unlevelled kernel line ("EXT4-fs (nvme0n1p1): Remounting filesystem read-only") is not
-    # noise to pass over for the "Read-only file system" OSError it causes.
+    # unlevelled kernel line ("[366422.829294] EXT4-fs (dm-3): Remounting filesystem read-only",
+    # knowledge/platform/ext4-fs-error-readonly.md) is not noise to pass over for the
+    # "Read-only file system" OSError it causes.
     eligible = [e for e in roots_pool if e.score >= threshold or (e.known and e.score >= w.root_min_score)]
     first_wait = next((e for e in eligible if e.role == "wait"), None)
     first_cand = next((e for e in eligible if e.role != "wait"), None)
