@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.extract import Weights, extract
+from agent.library import FaultLibrary, KnownFaults
 from agent.mining import mine_job
 
 STARTUP = [
@@ -36,11 +37,11 @@ TIME_LIMIT = [
 ]
 
 
-def root_text(tmp_path: Path, lines: list[str], weights: Weights | None = None) -> str:
+def root_text(tmp_path: Path, lines: list[str], weights: Weights | None = None, library: KnownFaults | None = None) -> str:
     logs = tmp_path / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     (logs / "console.log").write_text("\n".join(lines) + "\n")
-    extraction = extract(mine_job(logs, workers=1), None, None, weights or Weights())
+    extraction = extract(mine_job(logs, workers=1), None, library, weights or Weights())
     return extraction.events[0].template if extraction.events else ""
 
 
@@ -176,17 +177,11 @@ def test_mpichs_error_stack_is_read_to_its_innermost_message(tmp_path: Path) -> 
 def test_a_known_faults_own_line_is_a_root_however_plainly_it_is_logged(tmp_path: Path) -> None:
     """Kernel lines carry no level, so they score below the Python exception they cause; a
     line that matches a known fault is a cause in its own right, not noise to pass over."""
-    from agent.library import FaultLibrary
-
     lines = [
         *[f" iteration {i}/ 1000 | elapsed time per iteration (ms): 1993.{i} | lm loss 7.1" for i in range(1, 40)],
         "[1203391.442120] EXT4-fs error (device nvme0n1p1): ext4_find_entry:1455: inode #2: comm python: reading directory lblock 0",
         "[366422.829294] EXT4-fs (dm-3): Remounting filesystem read-only",
         "OSError: [Errno 30] Read-only file system: '/tmp/torchinductor_root/1b450ba9.lock'",
     ]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "console.log").write_text("\n".join(lines) + "\n")
     library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
-    extraction = extract(mine_job(logs, workers=1), None, library, Weights())
-    assert "EXT4-fs error" in extraction.events[0].template
+    assert "EXT4-fs error" in root_text(tmp_path, lines, library=library)
