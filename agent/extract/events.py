@@ -20,6 +20,7 @@ import numpy as np
 from ..mining import MinedJob
 from . import lexicon
 from .crossjob import NormalProfile, Verdict, judge
+from .routine import routine_mask, routine_templates
 from .stages import WORKFLOW_STAGES, stage_of_template
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
@@ -216,17 +217,10 @@ def ordinary_lines(mined: MinedJob) -> dict[object, np.ndarray]:
     after "FileNotFoundError: ... _doc_idx.npy", ZhangDY-6483/Megatron-LM nohup.out), while a
     message the job went on working after is followed by routine lines. A console's ranks
     share one file, so the count is the file's, not the rank's."""
-    routine: dict[int, bool] = {}
+    routine = routine_templates(mined)
     per_file: dict[object, list[np.ndarray]] = {}
     for log in mined.nodes.values():
-        tids = [int(t) for t in np.unique(log.template)]
-        for tid in tids:
-            if tid not in routine:
-                text = mined.miner.template(tid)
-                raw = (log.samples.get(tid) or [""])[0]
-                routine[tid] = bool(text.strip()) and lexicon.role_of(text, raw) == "candidate" and lexicon.is_routine(text)
-        keep = np.isin(log.template, [t for t in tids if routine[t]]) & (log.level <= INFO_LEVEL)
-        per_file.setdefault(log.source, []).append(log.lineno[keep])
+        per_file.setdefault(log.source, []).append(log.lineno[routine_mask(log, routine)])
     return {source: np.sort(np.concatenate(parts)) for source, parts in per_file.items()}
 
 

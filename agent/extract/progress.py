@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..mining import LEVEL_CODES, MinedJob
+from ..mining import MinedJob
 from ..records import NodeLog
-from . import lexicon
+from .routine import routine_mask, routine_templates
 from .table import EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -205,15 +205,11 @@ def last_ordinary_ts(mined: MinedJob, table: EventTable, heartbeats: set[int]) -
     """When the job last logged routine work of its own (not heartbeats, not the failure's
     messages), on any node; NaN when it never did. A hang ends that work long before the
     job ends; a slow step (validation cut by a time limit) does not."""
-    ordinary: dict[int, bool] = {}
+    work = routine_templates(mined) - heartbeats
     last = math.nan
     for name, log in mined.nodes.items():
-        tids = [int(t) for t in np.unique(log.template)]
-        for tid in tids:
-            if tid not in ordinary:
-                ordinary[tid] = tid not in heartbeats and lexicon.is_routine(mined.miner.template(tid))
         # Stamped lines only: an unstamped line's time is borrowed, often from later in its file.
-        keep = np.isin(log.template, [t for t in tids if ordinary[t]]) & log.stamped & ~np.isnan(log.ts) & (log.level <= LEVEL_CODES["INFO"])
+        keep = routine_mask(log, work) & log.stamped & ~np.isnan(log.ts)
         if keep.any():
             t = float(np.max(log.ts[keep])) - table.skew.get(name, 0.0)
             last = t if math.isnan(last) else max(last, t)

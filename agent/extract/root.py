@@ -27,6 +27,7 @@ from . import companions, lexicon
 from .crossjob import Verdict
 from .events import ERROR_LEVEL, INFO_LEVEL, WARNING_LEVEL, EventCandidate, first_sample, spread
 from .progress import Timeline, heartbeat_templates, last_ordinary_ts, quiet_gap
+from .routine import routine_mask, routine_templates
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -170,9 +171,7 @@ def past_survived_error(
     log = mined.nodes[node]
     start = stats.per_node[node].first_pos + 1
     after = log.template[start:]
-    routine = [t for t in np.unique(after).tolist()
-               if (text := mined.miner.template(t)).strip() and lexicon.is_routine(text)]
-    ok = np.isin(after, routine) & (log.level[start:] <= INFO_LEVEL)
+    ok = routine_mask(log, routine_templates(mined), start)
     # Length of the run of routine lines ending at each line (0 on a line that breaks it).
     index = np.arange(len(after))
     run = index - np.maximum.accumulate(np.where(~ok, index, -1))

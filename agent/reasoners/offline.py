@@ -86,7 +86,9 @@ class OfflineReasoner:
 
     def reason(self, evidence: Evidence) -> Diagnosis:
         d = evidence.diagnosis.model_copy(deep=True)
-        choice = self._choose(evidence)
+        # Ranks stopped in different collectives: both the verdict and a step read it.
+        mismatch = _mismatched_collectives(evidence)
+        choice = _refine(self._first_choice(evidence, mismatch), evidence)
         d.category = choice.category  # type: ignore[assignment]
         d.subcategory = choice.subcategory
         d.confidence = round(choice.confidence, 2)
@@ -96,7 +98,7 @@ class OfflineReasoner:
         root_text = _root_text(d)
         named, frame = evidence_steps(root_text, evidence.root_before, companions, d.stage, evidence.root_after)
         hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
-        named = [*hints, *_mismatch_step(evidence), *named, *_hang_step(evidence)]
+        named = [*hints, *_mismatch_step(mismatch), *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
             steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
         elif doc is not None:
@@ -120,10 +122,7 @@ class OfflineReasoner:
         d.reasoner = self.name
         return d
 
-    def _choose(self, evidence: Evidence) -> _Choice:
-        return _refine(self._first_choice(evidence), evidence)
-
-    def _first_choice(self, evidence: Evidence) -> _Choice:
+    def _first_choice(self, evidence: Evidence, mismatch: str | None) -> _Choice:
         # 1. The fault library: a specific pattern on a failure-indicating event, the root's
         # own matches first (evidence.library is ordered root event first). A pattern an
         # SRE confirmed outranks everything; the shape of the evidence outranks what a doc
@@ -132,7 +131,7 @@ class OfflineReasoner:
         for match in decisive:
             if match.source == "user":
                 return _library_choice(match)
-        shape = _shape_rule(evidence, has_signature=bool(decisive))
+        shape = _shape_rule(evidence, mismatch, has_signature=bool(decisive))
         if shape is not None:
             return shape
         # A wrapper ("HCCL error in ...", "PTA call acl api failed") only says a call failed;
@@ -217,7 +216,7 @@ def _library_choice(match: LibraryMatch) -> _Choice:
                    by_signature=True)
 
 
-def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
+def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -> _Choice | None:
     """Verdicts that rest on the shape of the evidence rather than on the wording of one message."""
     d = evidence.diagnosis
     extraction = evidence.extraction
@@ -232,7 +231,6 @@ def _shape_rule(evidence: Evidence, has_signature: bool) -> _Choice | None:
             # Peers report losing it and it reports nothing itself: the node went down (the
             # paper's missing heartbeat), whatever the peers' messages call it.
             return _Choice("hardware", "node", None, 0.45, f"points at {suspect}, which went quiet while its peers reported losing it")
-    mismatch = _mismatched_collectives(evidence)
     if mismatch is not None:
         return _Choice("user", "script_bug", "collective-mismatch-across-ranks", 0.6,
                        f"shows ranks running different collectives ({mismatch})", by_signature=True)
@@ -280,8 +278,7 @@ def _mismatched_collectives(evidence: Evidence) -> str | None:
     return None
 
 
-def _mismatch_step(evidence: Evidence) -> list[str]:
-    found = _mismatched_collectives(evidence)
+def _mismatch_step(found: str | None) -> list[str]:
     if found is None:
         return []
     return [f"The ranks stopped in different collectives ({found}): find where the code branches on the rank or on "
