@@ -246,7 +246,9 @@ def gather_evidence(
                     seen.add(match.id)
                     evidence.library.append(match)
     if kb is not None:
-        for doc_id in {m.doc_id for m in evidence.library if m.doc_id}:
+        from .reasoners.offline import SHAPE_DOCS
+
+        for doc_id in [*sorted({m.doc_id for m in evidence.library if m.doc_id}), *SHAPE_DOCS]:
             _add_doc(evidence, kb, doc_id)
         # A doc for the other accelerator stack never advises this job.
         evidence.library = [

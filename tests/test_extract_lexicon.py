@@ -74,6 +74,14 @@ from agent.extract import lexicon
         ("what(): [enforce fail at <PATH>:<NUM>] ifa != nullptr. Unable to find address for: eth<NUM>",
          "  what():  [enforce fail at /tmp/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth0",
          "candidate"),
+        # A launcher naming SIGBUS or SIGSEGV reports the process's own fault (dlrover#1046);
+        # SIGTERM and SIGKILL are how launchers stop the others.
+        ("The worker fails with {<NUM>: ProcessFailure(local_rank=<RANK>, pid=<NUM>, exitcode=<NUM>, error_file='<N/A>', "
+         "error_file_data={'message': '<NONE>'}, message='Signal <NUM> (SIGBUS) received by PID <NUM>', timestamp=<NUM>)}", "",
+         "candidate"),
+        ("The worker fails with {<NUM>: ProcessFailure(local_rank=<RANK>, pid=<NUM>, exitcode=<NUM>, error_file='<N/A>', "
+         "error_file_data={'message': '<NONE>'}, message='Signal <NUM> (SIGTERM) received by PID <NUM>', timestamp=<NUM>)}", "",
+         "teardown"),
     ],
 )
 def test_role_of(template: str, raw: str, role: str) -> None:

@@ -290,3 +290,18 @@ def test_a_doc_near_only_in_wording_gets_one_step_not_its_plan() -> None:
     assert "nearest doc by wording" in steps and "Cut host memory use." in steps
     assert "Use a larger node." not in steps and "Disable the memory monitor." not in steps
     assert d.collect_next == ["free -g on the node"]
+
+
+def test_a_delete_that_finds_its_target_gone_lost_a_race_between_ranks() -> None:
+    # modelscope/FunASR#2557: checkpoint pruning on every rank; the loser's rmtree finds the directory gone.
+    gone = "FileNotFoundError: [Errno 2] No such file or directory: './train_outputs_full2/model.pt.ep0.5000'"
+    mount_doc = (match("platform", "resource_management", id="storage-mount-missing-on-node"),)
+    raced = evidence(gone, NODES[:1], library=mount_doc)
+    raced.root_before = ["  File \"/usr/lib/python3.10/shutil.py\", line 729, in rmtree", "    os.rmdir(path)"]
+    d = OfflineReasoner().reason(raced)
+    assert (d.category, d.subcategory) == ("framework", "framework_bug")
+    assert not any("does not exist where the job ran" in step for step in d.remediation)
+    # The same message raised while opening a file is a missing path: the signature's reading holds.
+    opened = evidence(gone, NODES[:1], library=mount_doc)
+    opened.root_before = ["  File \"train.py\", line 12, in load", "    with open(path) as f:"]
+    assert verdict(opened) == ("platform", "resource_management")

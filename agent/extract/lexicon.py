@@ -151,6 +151,13 @@ def is_heading(template: str) -> bool:
 _HYPOTHETICAL = re.compile(r"(?i)\bif\b[^.;]{0,160}\b(?:will|would|may|might|could|is recommended)\b")
 
 
+# Launchers tear a job down with SIGTERM and SIGKILL; a process that died of SIGBUS, SIGSEGV,
+# SIGILL or SIGFPE died of its own fault, so a launcher line naming one reports the fault:
+# "The worker fails with {0: ProcessFailure(local_rank=0, pid=54, exitcode=-7, ...,
+# message='Signal 7 (SIGBUS) received by PID 54', ...)}" (intelligent-machine-learning/dlrover#1046).
+_OWN_FAULT_SIGNAL = re.compile(r"\bSignal (?:\d+|<NUM>) \(SIG(?:ILL|BUS|FPE|SEGV)\)")
+
+
 def role_of(template: str, raw: str = "") -> str:
     """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
     indentation that marks traceback source lines."""
@@ -164,7 +171,7 @@ def role_of(template: str, raw: str = "") -> str:
         return "candidate"
     if _HYPOTHETICAL.search(template) and not EXCEPTION.match(template):
         return "context"
-    if TEARDOWN.search(template) or TEARDOWN_CAPS.search(template):
+    if (TEARDOWN.search(template) or TEARDOWN_CAPS.search(template)) and not _OWN_FAULT_SIGNAL.search(template):
         return "teardown"
     if WAIT.search(template):
         return "wait"

@@ -52,6 +52,18 @@ HANG_STEP_SECONDS = 600.0
 # PyTorch's watchdog prints the timeout it waited: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ..., Timeout(ms)=600000)".
 _TIMEOUT_VALUE = re.compile(r"(?i)timeout\(ms\)=(\d+)")
 _ASSERTION = re.compile(r"\bAssertionError\b")
+# A delete or rename whose own target is missing lost a race: the path existed when the code
+# chose it. Real: FunASR's checkpoint pruning, "shutil.rmtree(path)" / "os.rmdir(path)" frames
+# above "FileNotFoundError: [Errno 2] No such file or directory: './train_outputs_full2/model.pt.ep0.5000'"
+# (modelscope/FunASR#2557); six ranks each logging "DEBUG Removing past checkpoint for step 15"
+# before the same FileNotFoundError (PrimeIntellect-ai/prime-rl#1678).
+_VANISHED = re.compile(r"FileNotFoundError|No such file or directory")
+_PATH_CHANGE = re.compile(r"\b(?:shutil\.rmtree|os\.rmdir|os\.remove|os\.unlink|os\.rename|os\.replace|shutil\.move)\(|"
+                          r"(?i:\b(?:removing|deleting|cleaning up)\b.{0,40}\bcheckpoint)")
+PATH_CHANGE_LINES = 4  # the frames just above the error: the call that raised it
+RACE_DOC = "ranks-race-on-shared-path"
+# Docs that the shape rules name: the pipeline attaches them so their steps can be given.
+SHAPE_DOCS = ("collective-mismatch-across-ranks", RACE_DOC)
 # Wording of a check on the user's arguments: Megatron, MindSpeed and DeepSpeed validate
 # hyper-parameters with assert, so an assertion that names one, a value left unset or a
 # mismatch with the checkpoint is a configuration check. Real lines (knowledge/ examples):
@@ -97,6 +109,8 @@ class OfflineReasoner:
         companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
         root_text = _root_text(d)
         named, frame = evidence_steps(root_text, evidence.root_before, companions, d.stage, evidence.root_after)
+        if choice.doc_id == RACE_DOC:  # the path existed: "check the argument that sets it" would mislead
+            named = [step for step in named if "does not exist where the job ran" not in step]
         hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
         named = [*hints, *_mismatch_step(mismatch), *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
@@ -235,6 +249,10 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
         return _Choice("user", "script_bug", "collective-mismatch-across-ranks", 0.6,
                        f"shows ranks running different collectives ({mismatch})", by_signature=True)
     text = _root_text(d)
+    if _VANISHED.search(text) and any(_PATH_CHANGE.search(line) for line in evidence.root_before[-PATH_CHANGE_LINES:]):
+        return _Choice("framework", "framework_bug", RACE_DOC, 0.6,
+                       "is a delete or rename that found its own target gone: another process (another rank running the "
+                       "same code) removed it in between", by_signature=True)
     for match in _TIMEOUT_VALUE.finditer(text):
         seconds = float(match.group(1)) / 1000.0
         if seconds < SHORT_TIMEOUT_SECONDS:
