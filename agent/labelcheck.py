@@ -128,9 +128,15 @@ def check_case(case_dir: Path, require_source: bool = True) -> tuple[Label | Non
 
 
 def _evidence_key(files: dict[str, list[str]], label: Label) -> tuple[str, ...]:
-    """The labeled evidence lines' text, to catch one log filed twice."""
-    texts = [files[node][n - 1].strip() for e in label.fault_events for node, ns in e.lines.items()
-             if node in files for n in ns if 1 <= n <= len(files[node])]
+    """The labeled evidence lines' text with the lines beside them, to catch one log filed
+    twice. A standard message alone ("CUDA error: uncorrectable ECC error encountered") is
+    printed by every job with that fault; the same message between the same neighbours is
+    the same log."""
+    def at(lines: list[str], n: int) -> str:
+        return lines[n - 1].strip() if 1 <= n <= len(lines) else ""
+
+    texts = ["\n".join(at(files[node], k) for k in (n - 1, n, n + 1)) for e in label.fault_events
+             for node, ns in e.lines.items() if node in files for n in ns if 1 <= n <= len(files[node])]
     return tuple(sorted(texts))
 
 

@@ -77,6 +77,14 @@ def test_one_log_filed_twice_is_reported(tmp_path: Path) -> None:
     assert any("same source 'owner/repo#1' as c3" in p for p in found)
 
 
+def test_a_standard_message_in_another_log_is_not_the_same_log(tmp_path: Path) -> None:
+    # The evidence line is the same text, but the lines around it differ: two jobs with one fault.
+    write_case(tmp_path, "c1", good_label())
+    write_case(tmp_path, "c2", good_label(source="owner/repo#2"), [LOG[0], "elsewhere", *LOG[2:]])
+    found = [str(p) for p in check_dataset(tmp_path)[1]]
+    assert not any("same evidence lines" in p for p in found)
+
+
 def test_a_repository_in_both_splits_or_in_neither_is_reported(tmp_path: Path) -> None:
     write_case(tmp_path, "c1", good_label())
     (tmp_path / "splits.json").write_text(json.dumps({"dev": ["other/repo"], "test": ["other/repo"]}))

@@ -305,3 +305,26 @@ def test_a_delete_that_finds_its_target_gone_lost_a_race_between_ranks() -> None
     opened = evidence(gone, NODES[:1], library=mount_doc)
     opened.root_before = ["  File \"train.py\", line 12, in load", "    with open(path) as f:"]
     assert verdict(opened) == ("platform", "resource_management")
+
+
+def test_a_script_bug_with_no_frame_of_the_users_code_is_the_stacks() -> None:
+    # verl-project/verl#4962: every frame is verl's own (a pasted excerpt, no Traceback header).
+    device = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    frames = ['  File "verl/trainer/ppo/ray_trainer.py", line 273, in compute_advantage',
+              "    advantages, returns = adv_estimator_fn(**adv_kwargs)",
+              '  File "verl/trainer/ppo/core_algos.py", line 353, in compute_grpo_vectorized_outcome_advantage',
+              "    scalars = (scores - mean_g[g]) / (std_g[g] + epsilon)",
+              "               ~~~~~~~^~~~~~~~~~~"]
+    script_doc = (hit("user", "script_bug"),)
+    stack_only = evidence(device, NODES[:1], hits=script_doc)
+    stack_only.root_before = ["Traceback (most recent call last):", *frames]
+    assert verdict(stack_only) == ("framework", "framework_bug")
+    # One frame of the job's own script on the stack: the script may well be at fault.
+    own = evidence(device, NODES[:1], hits=script_doc)
+    own.root_before = ['  File "/home/me/train_grpo.py", line 88, in <module>', "    main()", *frames]
+    assert verdict(own) == ("user", "script_bug")
+    # Python's own library says nothing about whose code it is; lines above the traceback are not frames.
+    stdlib = evidence(device, NODES[:1], hits=script_doc)
+    stdlib.root_before = ['  File "/home/me/train.py", line 5, in <module>', "step 10 loss 2.1",
+                          '  File "/usr/lib/python3.10/shutil.py", line 729, in rmtree', "    os.rmdir(path)"]
+    assert verdict(stdlib) == ("user", "script_bug")

@@ -328,6 +328,12 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     setup = _setup_reading(choice, evidence, text)
     if setup is not None:
         return setup
+    if (choice.category, choice.subcategory) == ("user", "script_bug"):
+        stack = _stack_only_frames(evidence.root_before)
+        if stack:
+            return replace(choice, category="framework", subcategory="framework_bug",
+                           why=f"{choice.why}; but no frame of the traceback is in the job's own script: every one is in "
+                               f"the installed stack ({', '.join(stack)}), so the bug is there or in how it was combined")
     machines = {_machine_of(n) for n in evidence.nodes}
     if extraction is None or not extraction.events or len(machines) < 2:
         return choice
@@ -342,6 +348,57 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         return _Choice("platform", "resource_management", choice.doc_id, choice.confidence,
                        f"{choice.why}, but the path is missing on {len(root.nodes)} of {len(evidence.nodes)} nodes only, so their mounts differ")
     return choice
+
+
+# A traceback's frames: "File "/…/site-packages/vllm/v1/request.py", line 98, in append_output_token_ids".
+_FRAME = re.compile(r'File "(?P<path>[^"]+)", line \d+')
+# Python's own library is neither the user's script nor the stack's: it says nothing about whose code failed.
+_STDLIB_FRAME = re.compile(r"/lib/python3\.\d+/(?!site-packages|dist-packages)|^<")
+# Installed packages, and the training frameworks people run from a checkout ("verl/trainer/main_ppo.py",
+# "/root/Megatron-LM/megatron/core/...", "/workspace/FunASR/funasr/..."): code the job runs but did not write.
+_STACK_FRAME = re.compile(
+    r"(?:^|/)(?:site-packages|dist-packages)/(?P<pkg>[\w.]+)|"
+    r"(?:^|/)(?P<fw>verl|megatron|deepspeed|transformers|trl|accelerate|vllm|sglang|peft|nemo|nemo_rl|mindspeed\w*|"
+    r"llamafactory|torchtune|torchtitan\w*|xtuner|funasr|paddlenlp|paddleocr|ppocr|mmcv|mmdet\w*|mmengine|fairseq|"
+    r"colossalai|lightning|timm|open_clip|chatlearn|slime|realhf|openrlhf)/"
+)
+
+
+def _stack_only_frames(before: list[str]) -> list[str]:
+    """The packages of the root's traceback when every frame outside Python's own library is in
+    the installed stack or a framework checkout (none in the job's own script); else []. A
+    programming error raised with no frame of the user's code on the stack is not a bug in
+    the user's script: verl's reward code called on the wrong device ("verl/trainer/ppo/core_algos.py"),
+    vLLM handed a numpy array by verl (verl-project/verl#772)."""
+    packages: list[str] = []
+    for line in _traceback_above(before):
+        m = _FRAME.search(line)
+        if m is None or _STDLIB_FRAME.search(m["path"]):
+            continue
+        owner = _STACK_FRAME.search(m["path"])
+        if owner is None:
+            return []
+        name = (owner["pkg"] or owner["fw"]).split(".")[0]
+        if name not in packages:
+            packages.append(name)
+    return packages
+
+
+_SOURCE_OR_CARET = re.compile(r"^\s+\S|^\s*[~^]+\s*$")
+
+
+def _traceback_above(before: list[str]) -> list[str]:
+    """The traceback block right above the root: frame lines, their indented source lines and
+    carets, back to its header. Pasted excerpts often start mid-traceback, without the header."""
+    block: list[str] = []
+    for line in reversed(before):
+        text = lexicon.unprefixed(line)
+        if "Traceback (most recent call last)" in text:
+            break
+        if not (_FRAME.search(text) or _SOURCE_OR_CARET.match(text)):
+            break
+        block.append(text)
+    return block[::-1] if any(_FRAME.search(t) for t in block) else []
 
 
 def _names_module(doc: KnowledgeDoc | None, module: str) -> bool:
