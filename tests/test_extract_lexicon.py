@@ -69,6 +69,9 @@ from agent.extract import lexicon
         ("ValueError: if you pass a tokenizer it will be ignored", "", "candidate"),
         # The shell's report of SIGABRT follows the message that caused it (pytorch/pytorch#15592).
         ("Aborted (core dumped)", "Aborted (core dumped)", "teardown"),
+        # Hydra's header above the traceback (verl-project/verl#3828) says the job failed, not why.
+        ("Error executing job with overrides: [<*>]", "Error executing job with overrides: ['algorithm.adv_estimator=grpo']",
+         "context"),
         ("run.sh: line <NUM>: <NUM> Aborted (core dumped) python train.py", "", "teardown"),
         # C++'s terminate handler indents the exception's message (horovod/horovod#1341): it is the message.
         ("what(): [enforce fail at <PATH>:<NUM>] ifa != nullptr. Unable to find address for: eth<NUM>",

@@ -75,6 +75,10 @@ CONTEXT = re.compile(
     r"root cause \(first observed failure\)|^\s*failures:|no_other_failures|"
     r"to enable traceback|see https?://|^\s*\[\d+\]:\s*$|^\s*raise |^\s*return |^\s*<\*>\s*$|"
     r"during handling of the above exception|the above exception was the direct cause|"
+    # Hydra's header above the traceback of whatever ended the job: it names the overrides, not
+    # the error ("Error executing job with overrides: ['algorithm.adv_estimator=grpo', ...]",
+    # verl-project/verl#3828; linfeng-du/direct-preference-optimization's SFT run).
+    r"^\s*Error executing job with overrides:|"
     r"TORCH_USE_CUDA_DSA|CUDA_LAUNCH_BLOCKING|ASCEND_LAUNCH_BLOCKING|might be asynchronously reported|"
     r"^\s*Exception raised from .{0,200}\(most recent call first\)|^\s*\[frame (<NUM>|\d+)\]|^\s*Stacktrace \((<NUM>|\d+) entries\)|"
     # A call on a line of its own is a frame; MPICH's error stack ("MPID_nem_tcp_init(379)....:

@@ -358,7 +358,7 @@ _STDLIB_FRAME = re.compile(r"/lib/python3\.\d+/(?!site-packages|dist-packages)|^
 # "/root/Megatron-LM/megatron/core/...", "/workspace/FunASR/funasr/..."): code the job runs but did not write.
 _STACK_FRAME = re.compile(
     r"(?:^|/)(?:site-packages|dist-packages)/(?P<pkg>[\w.]+)|"
-    r"(?:^|/)(?P<fw>verl|megatron|deepspeed|transformers|trl|accelerate|vllm|sglang|peft|nemo|nemo_rl|mindspeed\w*|"
+    r"(?:^|/)(?P<fw>torch|torch_npu|verl|megatron|deepspeed|transformers|trl|accelerate|vllm|sglang|peft|nemo|nemo_rl|mindspeed\w*|"
     r"llamafactory|torchtune|torchtitan\w*|xtuner|funasr|paddlenlp|paddleocr|ppocr|mmcv|mmdet\w*|mmengine|fairseq|"
     r"colossalai|lightning|timm|open_clip|chatlearn|slime|realhf|openrlhf)/"
 )
