@@ -131,6 +131,13 @@ def test_a_traceback_names_the_stage(lines: list[str], root_index: int, stage: s
         ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
          "operation: [torch.FloatTensor [5]], which is output 0 of AddBackward0", "training"),
         ("OSError: [Errno 28] No space left on device", None),
+        # A watchdog deep in its communicator's sequence (modelscope/FunASR#2006) timed out in a
+        # training step; the second collective of a job (hiyouga/LlamaFactory#2424) did not.
+        ("[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=15734, "
+         "OpType=ALLREDUCE, NumelIn=220084533, NumelOut=220084533, Timeout(ms)=600000) ran for 600037 milliseconds before "
+         "timing out.", "training"),
+        ("[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, "
+         "NumelOut=1, Timeout(ms)=1800000) ran for 1800328 milliseconds before timing out.", None),
     ],
 )
 def test_some_errors_can_only_come_from_a_training_step(text: str, stage: str | None) -> None:

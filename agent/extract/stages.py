@@ -87,9 +87,19 @@ _TRAINING_ONLY = re.compile(
 )
 
 
+# PyTorch's watchdog names the collective's place in its communicator's sequence ("WorkNCCL(
+# SeqNum=15734, OpType=ALLREDUCE, ...)", modelscope/FunASR#2006): set-up and loading run a
+# handful of collectives, so a sequence number in the hundreds was reached by training steps.
+_NCCL_SEQ = re.compile(r"SeqNum=(\d+)")
+TRAINING_SEQ = 100
+
+
 def message_stage(text: str) -> str | None:
     """``training`` when the message can only come from a training step, else None."""
-    return "training" if _TRAINING_ONLY.search(text) else None
+    if _TRAINING_ONLY.search(text):
+        return "training"
+    seq = _NCCL_SEQ.search(text)
+    return "training" if seq and int(seq.group(1)) >= TRAINING_SEQ else None
 
 
 def frame_stage(lines: list[str], root_index: int) -> str | None:
