@@ -97,9 +97,26 @@ def test_an_exception_raised_in_a_library_names_the_library_and_the_calling_fram
 
 
 def test_an_exception_raised_in_the_checkout_names_that_frame() -> None:
+    own = [TRACEBACK[0], '  File "/home/u/my-project/train.py", line 174, in prediction_step', TRACEBACK[2]]
+    step = step_from_frames("KeyError: 'labels'", own)
+    assert step is not None and "train.py:174" in step and "checkout" in step
+    # A framework run from its checkout is the stack, not the job's code: its tracker and releases.
     step = step_from_frames("KeyError: 'labels'", TRACEBACK[:3])
-    assert step is not None and "trainer.py:174" in step and "checkout" in step
+    assert step is not None and "inside llamafactory" in step and "issue tracker" in step
     assert step_from_frames("NCCL error: unhandled system error", TRACEBACK) is None  # not a Python exception
+
+
+def test_an_error_between_two_packages_names_where_one_called_the_other() -> None:
+    # verl-project/verl#5200: verl's checkpoint manager calls transformers without trust_remote_code.
+    before = ["Traceback (most recent call last):",
+              '  File "/opt/verl/verl/utils/checkpoint/fsdp_checkpoint_manager.py", line 288, in save_checkpoint',
+              "    auto_model_cls.from_config(model_config)",
+              '  File "/usr/local/lib/python3.12/dist-packages/transformers/dynamic_module_utils.py", line 769, in '
+              "resolve_trust_remote_code",
+              "    raise ValueError("]
+    step = step_from_frames("ValueError: The repository /models/x contains custom code which must be executed", before)
+    assert step is not None and "inside transformers" in step and "called from verl at" in step
+    assert "fsdp_checkpoint_manager.py:288 (save_checkpoint)" in step and "issue trackers" in step
 
 
 def test_a_companion_line_is_read_when_the_root_names_nothing() -> None:
@@ -122,6 +139,11 @@ def test_the_message_s_own_remedy_is_quoted_and_boilerplate_is_not() -> None:
                           "whether the input tensor device is correct."]) == ["Please check whether the input tensor device is correct."]
     assert message_hints(["RuntimeError: CUDA error: unknown error. For debugging consider passing CUDA_LAUNCH_BLOCKING=1."]) == []
     assert message_hints(["Permission denied, please try again."]) == []
+    # transformers' trust_remote_code error (verl-project/verl#5200): the place to look is not a fix, the next sentence is.
+    remote = ("ValueError: The repository /models/x contains custom code which must be executed to correctly load the model. "
+              "You can inspect the repository content at /models/x. Please pass the argument `trust_remote_code=True` to "
+              "allow custom code to be run.")
+    assert message_hints([remote]) == ["Please pass the argument `trust_remote_code=True` to allow custom code to be run."]
     assert message_hints(["The trainer will consider this sentence about trying things"]) == []
 
 

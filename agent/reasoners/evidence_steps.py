@@ -131,6 +131,16 @@ _SSH_DENIED = re.compile(r"(?:(?P<user>[\w.-]+)@(?P<host>[\w.-]+): )?Permission 
 _FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>[\w<>.]+)')
 # Where installed packages and the interpreter live: frames there are library code.
 _LIBRARY_PATH = re.compile(r"/(?:site|dist)-packages/(?P<pkg>[\w.-]+)|/lib/python3\.\d+/(?!site-packages|dist-packages)")
+STDLIB = "the Python standard library"
+# Training frameworks people run from a checkout, not an installed package: their frames are the
+# stack the job runs on, not the job's own script ("verl/trainer/ppo/core_algos.py",
+# verl-project/verl#4962; "megatron/core/pipeline_parallel/schedules.py", verl-project/verl#3641;
+# "/workspace/FunASR/funasr/utils/misc.py", modelscope/FunASR#2557).
+FRAMEWORK_CHECKOUT = re.compile(
+    r"(?:^|/)(?P<fw>torch|torch_npu|verl|megatron|deepspeed|transformers|trl|accelerate|vllm|sglang|peft|nemo|nemo_rl|"
+    r"mindspeed\w*|llamafactory|torchtune|torchtitan\w*|xtuner|funasr|paddlenlp|paddleocr|ppocr|mmcv|mmdet\w*|mmengine|"
+    r"fairseq|colossalai|lightning|timm|open_clip|chatlearn|slime|realhf|openrlhf)/"
+)
 # Python's own exception types: raised where the code misused a value, so the frame matters.
 # A bare "Exception: ..." is one the code raised itself ("Exception: No video found in
 # data/kinetics100/train_video", hutuxian/RSPNet); "StopIteration" is next() on an empty
@@ -163,9 +173,11 @@ _HINT = re.compile(
 #    reporting this issue" (pytorch/pytorch#68862)
 #   "Permission denied, please try again." (EleutherAI/gpt-neox#734)
 #   "wandb: You can sync this run to the cloud by running:" (wandb's exit notice, gpt-neox Llemma train log)
+#   "You can inspect the repository content at /opt/dlami/nvme/models/..." (transformers' trust_remote_code
+#   error, verl-project/verl#5200): a place to look, while the next sentence is the fix
 _BOILERPLATE_HINT = re.compile(
     r"(?i)CUDA_LAUNCH_BLOCKING|sync this run|TORCH_USE_CUDA_DSA|report|github\.com|refer to|try again|tune the variable|"
-    r"max_split_size_mb|contact|file an issue|for debugging|be aware|note that"
+    r"max_split_size_mb|contact|file an issue|for debugging|be aware|note that|inspect the repository"
 )
 MAX_HINTS = 2
 
@@ -193,8 +205,9 @@ class Frame:
         if not self.path.startswith(("/", ".")) and self.path.endswith((".pyx", ".pxd", ".pxi")) and "/" in self.path:
             return self.path.split("/", 1)[0]  # a compiled (Cython) module names itself by package: "h5py/h5o.pyx"
         if _LIBRARY_PATH.search(self.path) is None:
-            return None
-        return _package(self.path) or "the Python standard library"
+            checkout = FRAMEWORK_CHECKOUT.search(self.path)
+            return checkout["fw"] if checkout else None
+        return _package(self.path) or STDLIB
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line} ({self.func})"
@@ -414,9 +427,18 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
         return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing}, called from the job's checkout at "
                 f"{caller}: check what the job passes there, and whether this {innermost.package} version supports it "
                 "(the version the project pins, or its issue tracker for the message).")
-    return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing} with no frame of the job's checkout: "
-            f"suspect the installed {innermost.package} version; try the version the project pins or search its tracker "
-            "for the message.")
+    # Every frame is the stack's: the bug is in it, or in how two of its pieces meet. The frame
+    # where one package calls into another is where the bad value crossed (verl's checkpoint
+    # manager calling transformers' from_config without trust_remote_code, verl-project/verl#5200).
+    stack_frames = [f for f in stack if f.package != STDLIB] or stack
+    boundary = next((f for f in reversed(stack_frames) if f.package != innermost.package), None)
+    crossing = f", called from {boundary.package} at {boundary}" if boundary is not None else ""
+    owners = list(dict.fromkeys(p for p in (boundary.package if boundary else None, innermost.package) if p))
+    whose = (f"a bug of {owners[0]} and {owners[1]} or a version mismatch between them; search their issue trackers"
+             if len(owners) > 1 else f"a bug of {owners[0]} or of the versions around it; search its issue tracker")
+    return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing}{crossing}, and no frame is the job's "
+            f"own code: it is {whose} for this message and move to the release that fixes it, or pin the versions the "
+            "project was tested with.")
 
 
 # Messages printed below the line that announces them:
@@ -429,7 +451,11 @@ _RULE = re.compile(r"^\s*[-=*_]{10,}\s*$")
 QUOTE_CHARS = 320
 # What mpirun frames after any failed rank, whatever the cause (horovod/horovod#1136):
 #   "Primary job  terminated normally, but 1 process returned a non-zero exit code. Per user-direction, ..."
-_LAUNCHER_BOILERPLATE = re.compile(r"Primary job\s+terminated normally|Per user-direction|mpirun noticed that process")
+# and the header of the job report LSF appends to the output file, between rules of dashes:
+#   "Sender: LSF System <lsfadmin@hpc.dtu.dk>" / "Subject: Job 19629902: <WorkingSetup_0> in cluster <dcc> Exited"
+#   (MrCogito/Deep_learning_2023 outputs)
+_LAUNCHER_BOILERPLATE = re.compile(r"Primary job\s+terminated normally|Per user-direction|mpirun noticed that process|"
+                                   r"Sender: LSF System|Subject: Job \d+")
 
 
 def message_below(root_text: str, after: Sequence[str]) -> str | None:

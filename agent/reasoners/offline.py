@@ -27,7 +27,7 @@ from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
-from .evidence_steps import evidence_steps, message_hints
+from .evidence_steps import STDLIB, evidence_steps, frames, message_hints
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -120,10 +120,11 @@ class OfflineReasoner:
             # reading, and a guess gets one step, not a plan. Across 61 fresh real cases a guessed
             # doc's steps reached the fix once in eleven and caused the harmful advice (a Ray
             # host-OOM plan for a worker that could not register, a stack upgrade for a dtype bug).
-            guess = [f"If this is '{doc.title}' (the nearest doc by wording; none of its signatures matched): "
-                     f"{doc.remediation[0]}"] if doc.remediation else []
-            confirm = "That doc is only a guess: gather what 'Collect next' lists before acting on more of it."
-            steps = [*named, *([frame] if frame else []), *guess, *([confirm] if guess else [])]
+            # The caveat rides on the guess itself: a step of its own would take one of the
+            # three slots an SRE reads (a blind reader counted it as filler, 71 fresh cases).
+            guess = [f"If this is '{doc.title}' (only the nearest doc by wording: none of its signatures matched, so "
+                     f"confirm with 'Collect next' first): {doc.remediation[0]}"] if doc.remediation else []
+            steps = [*named, *([frame] if frame else []), *guess]
         else:
             steps = [*named, *([frame] if frame else []), *_generic_remediation(d)]
         d.remediation = list(dict.fromkeys(steps))
@@ -331,7 +332,8 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     if (choice.category, choice.subcategory) == ("user", "script_bug"):
         stack = _stack_only_frames(evidence.root_before)
         if stack:
-            return replace(choice, category="framework", subcategory="framework_bug",
+            # The user-code doc's steps ("fix your code") no longer apply: the frames lead.
+            return replace(choice, category="framework", subcategory="framework_bug", doc_id=None, by_signature=False,
                            why=f"{choice.why}; but no frame of the traceback is in the job's own script: every one is in "
                                f"the installed stack ({', '.join(stack)}), so the bug is there or in how it was combined")
     machines = {_machine_of(n) for n in evidence.nodes}
@@ -350,20 +352,6 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     return choice
 
 
-# A traceback's frames: "File "/…/site-packages/vllm/v1/request.py", line 98, in append_output_token_ids".
-_FRAME = re.compile(r'File "(?P<path>[^"]+)", line \d+')
-# Python's own library is neither the user's script nor the stack's: it says nothing about whose code failed.
-_STDLIB_FRAME = re.compile(r"/lib/python3\.\d+/(?!site-packages|dist-packages)|^<")
-# Installed packages, and the training frameworks people run from a checkout ("verl/trainer/main_ppo.py",
-# "/root/Megatron-LM/megatron/core/...", "/workspace/FunASR/funasr/..."): code the job runs but did not write.
-_STACK_FRAME = re.compile(
-    r"(?:^|/)(?:site-packages|dist-packages)/(?P<pkg>[\w.]+)|"
-    r"(?:^|/)(?P<fw>torch|torch_npu|verl|megatron|deepspeed|transformers|trl|accelerate|vllm|sglang|peft|nemo|nemo_rl|mindspeed\w*|"
-    r"llamafactory|torchtune|torchtitan\w*|xtuner|funasr|paddlenlp|paddleocr|ppocr|mmcv|mmdet\w*|mmengine|fairseq|"
-    r"colossalai|lightning|timm|open_clip|chatlearn|slime|realhf|openrlhf)/"
-)
-
-
 def _stack_only_frames(before: list[str]) -> list[str]:
     """The packages of the root's traceback when every frame outside Python's own library is in
     the installed stack or a framework checkout (none in the job's own script); else []. A
@@ -371,16 +359,13 @@ def _stack_only_frames(before: list[str]) -> list[str]:
     the user's script: verl's reward code called on the wrong device ("verl/trainer/ppo/core_algos.py"),
     vLLM handed a numpy array by verl (verl-project/verl#772)."""
     packages: list[str] = []
-    for line in _traceback_above(before):
-        m = _FRAME.search(line)
-        if m is None or _STDLIB_FRAME.search(m["path"]):
-            continue
-        owner = _STACK_FRAME.search(m["path"])
-        if owner is None:
+    for frame in frames(_traceback_above(before)):
+        if frame.package == STDLIB:
+            continue  # Python's own library says nothing about whose code failed
+        if frame.package is None:
             return []
-        name = (owner["pkg"] or owner["fw"]).split(".")[0]
-        if name not in packages:
-            packages.append(name)
+        if frame.package not in packages:
+            packages.append(frame.package)
     return packages
 
 
@@ -395,10 +380,10 @@ def _traceback_above(before: list[str]) -> list[str]:
         text = lexicon.unprefixed(line)
         if "Traceback (most recent call last)" in text:
             break
-        if not (_FRAME.search(text) or _SOURCE_OR_CARET.match(text)):
+        if not (frames([text]) or _SOURCE_OR_CARET.match(text)):
             break
         block.append(text)
-    return block[::-1] if any(_FRAME.search(t) for t in block) else []
+    return block[::-1] if frames(block) else []
 
 
 def _names_module(doc: KnowledgeDoc | None, module: str) -> bool:
