@@ -131,8 +131,18 @@ def test_an_internal_assertion_is_a_framework_bug_but_an_argument_check_is_not()
     for line in ("AssertionError: learning_rate is None",
                  "AssertionError: AnnealingLR: class input value 1e-06 and checkpointvalue 1e-05 for minimum learning rate do not match",
                  # a size held against a configured bound (verl NPU FAQ)
-                 "AssertionError: Weight model.embed_tokens.weight(torch.Size([151936, 4096]), torch.float32) is too large to fit in the bucket."):
+                 "AssertionError: Weight model.embed_tokens.weight(torch.Size([151936, 4096]), torch.float32) is too large to fit in the bucket.",
+                 # parallel degrees are settings (PaddlePaddle/PaddleFleetX examples/resnet workerlog.0)
+                 "AssertionError: global work size [8], mp_degree [1], sharding_degree [2], pp_degree [1], dp_degree [2]."):
         assert verdict(evidence(line, NODES, scope="global", hits=(hit("user", "configuration"),))) == ("user", "configuration")
+
+
+def test_a_bare_assertion_that_checks_for_a_dependency_is_the_environment() -> None:
+    # PaddlePaddle/PaddleFleetX examples/resnet workerlog.0: opencv-python missing.
+    bare = evidence("AssertionError", NODES, scope="global", hits=(hit("user", "configuration"),))
+    bare.root_before = ['  File "/opt/conda/lib/python3.7/site-packages/paddle/dataset/image.py", line 161, in load_image_bytes',
+                        "    assert _check_cv2() is True"]
+    assert verdict(bare) == ("user", "configuration")
 
 
 def test_a_confirmed_user_pattern_outranks_every_rule() -> None:

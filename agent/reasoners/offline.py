@@ -80,7 +80,13 @@ _ARGUMENT_CHECK = re.compile(
     r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires|is None\b|"
     r"too (large|small|big|long|short|many|few)\b|exceeds?\b|out of range|at (least|most)\b|"
     r"\bassert \w+ *[<>]=? *\d|"
-    r"do(es)? not match|(does|do)n'?t match|not equal to|learning.?rate|batch.?size|num_layers|seq.?length|parallel size|world size"
+    r"do(es)? not match|(does|do)n'?t match|not equal to|learning.?rate|batch.?size|num_layers|seq.?length|parallel size|world size|"
+    # Parallel degrees are settings: "AssertionError: global work size [8], mp_degree [1], sharding_degree [2],
+    # pp_degree [1], dp_degree [2]." (PaddlePaddle/PaddleFleetX examples/resnet workerlog.0).
+    r"\w+_degree\b|"
+    # A check that a dependency is there is the environment's: "    assert _check_cv2() is True" above a bare
+    # AssertionError, under "please install opencv-python first" (PaddleFleetX examples/resnet workerlog.0).
+    r"\bassert _?(?:check|has|is)_\w+\(\)|_available\(\)"
 )
 
 @dataclass
