@@ -231,6 +231,38 @@ def test_an_exception_does_not_surface_a_note_that_reports_no_failure(tmp_path: 
     assert extract(mine_job(logs, workers=1)).events[0].template.startswith("Exception: No video found")
 
 
+# ninamiolane/vaetree run.err (LSF job 488574): Ray Tune logs a header above the trial's traceback,
+# after 40 quiet minutes of trials that print nothing.
+RAY_TUNE = [
+    "2019-10-31 13:53:53,561\tINFO resource_spec.py:205 -- Starting Ray with 153.27 GiB memory available for workers",
+    "2019-10-31 13:53:55,200\tWARNING logger.py:343 -- Could not instantiate tf2_compat_logger: No module named 'tensorflow'.",
+    "2019-10-31 14:34:49,149\tERROR trial_runner.py:569 -- Error processing event.",
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.5/dist-packages/ray/worker.py", line 2121, in get',
+    "    raise value.as_instanceof_cause()",
+    "ray.exceptions.RayTaskError(RuntimeError): \x1b[36mray_Train:train()\x1b[39m (pid=8861, host=cryoem-gpu50)",
+    '  File "ray_pipeline.py", line 330, in _test',
+    "    recon_batch, mu, logvar = self.modules['encoder'](batch_data)",
+    "RuntimeError: Expected 4-dimensional input for 4-dimensional weight [64, 1, 4, 4], but got 3-dimensional input of "
+    "size [8, 128, 128] instead",
+    "Traceback (most recent call last):",
+    '  File "ray_pipeline.py", line 685, in <module>',
+    '    raise TuneError("Trials did not complete", errored_trials)',
+    "ray.tune.error.TuneError: ('Trials did not complete', [Train_0])",
+]
+
+
+def test_a_logged_header_gives_way_to_the_exception_its_traceback_ends_in(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run.err.log").write_text("\n".join(RAY_TUNE) + "\n")
+    extraction = extract(mine_job(logs, workers=1))
+    # Not the warning before the quiet trials (a silence ended by a crash is no hang), not the
+    # header, not the driver's summary: the trial's own exception.
+    assert extraction.events[0].template.startswith("RuntimeError: Expected <NUM>-dimensional input")
+    assert not extraction.timeline.hang
+
+
 def test_a_bare_assertion_error_brings_its_assert_statement(tmp_path: Path) -> None:
     # aws-samples/awsome-distributed-training (Megatron GPT-3 README): eval-iters 0 trips a sample-count assert.
     logs = tmp_path / "logs"

@@ -3,7 +3,8 @@
 One fault often speaks in several lines: a CANN error block, an exception re-raised across a
 DataLoader boundary, a bare AssertionError under its assert statement, a burst on the faulty
 node in one moment. These are reported with the root; the cascade on other ranks is not.
-Pure: new candidates are returned, the inputs are left as they were.
+A message logged above its own traceback is only its header: the exception the traceback
+ends in speaks for it. Pure: new candidates are returned, the inputs are left as they were.
 """
 
 from __future__ import annotations
@@ -106,3 +107,39 @@ def failing_assert(
     if not text.lstrip().startswith("assert "):
         return None
     return next((e for e in scored if e.tid == above), None)
+
+
+HEADER_TRACEBACK_LINES = 80  # how far below a logged message its traceback may end
+
+
+def exception_under_header(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate | None:
+    """A message logged with its traceback (Python's logger.exception) is a header: the
+    exception that ends the traceback below it says what failed. Ray Tune's "ERROR
+    trial_runner.py:569 -- Error processing event." above a traceback ending in "TypeError:
+    save_checkpoint() missing 1 required positional argument: 'train_params'"
+    (ninamiolane/vaetree run.err). An exception line is never a header: it is the message."""
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    # logger.exception logs at ERROR; a warning above a traceback is a message of its own.
+    if stats.max_level < ERROR_LEVEL or lexicon.is_exception_line(first_sample(mined, stats)) or pos + 1 >= len(log.template):
+        return None
+    below = (log.samples.get(int(log.template[pos + 1])) or [""])[0]
+    if "Traceback (most recent call last)" not in below:
+        return None
+    by_tid = {e.tid: e for e in scored if e.role == "candidate"}
+    last = None
+    for p in range(pos + 2, min(len(log.template), pos + 2 + HEADER_TRACEBACK_LINES)):
+        tid = int(log.template[p])
+        text = (log.samples.get(tid) or [""])[0]
+        if log.stamped[p] or "Traceback (most recent call last)" in text:
+            break  # the next logged record or the next traceback: this one ended
+        if lexicon.is_exception_line(text):
+            # A task error relayed across processes (Ray's RayTaskError) ends in the remote exception.
+            last = by_tid.get(tid, last)
+        elif not (text[:1].isspace() or lexicon.unprefixed(text).lstrip().startswith("File ")):
+            break  # neither a frame, its source line, nor an exception: past the traceback
+    return last

@@ -59,7 +59,7 @@ def episode(
     gap_start, gap = quiet_gap(mined, table, beats)
     busy_until = last_ordinary_ts(mined, table, beats)
     resumed = not math.isnan(busy_until) and busy_until > gap_start + gap  # routine work after the silence
-    if gap >= w.episode_hang_seconds and not resumed:
+    if gap >= w.episode_hang_seconds and not resumed and not _crash_after(kept, gap_start + gap, w):
         return dataclasses.replace(timeline, onset_ts=gap_start, hang=True, hang_seconds=gap)
     times = sorted(
         (s.first_ts for s, v in kept if v.weight >= w.episode_novel_weight and not math.isnan(s.first_ts)), reverse=True
@@ -72,6 +72,17 @@ def episode(
             break
         start = t
     return dataclasses.replace(timeline, onset_ts=start)
+
+
+def _crash_after(kept: list[tuple[EventStats, Verdict]], end: float, w: Weights) -> bool:
+    """A silence ended by an exception was quiet work that crashed, not a hang: a hang is ended
+    by a timeout or a stop. Ray Tune trials print nothing for 40 minutes, then "RuntimeError:
+    Expected 4-dimensional input for 4-dimensional weight" (ninamiolane/vaetree run.err)."""
+    return any(
+        s.first_ts >= end and v.weight >= w.episode_novel_weight and lexicon.is_exception_line(s.template)
+        and lexicon.role_of(s.template) == "candidate"
+        for s, v in kept
+    )
 
 
 def window_start(timeline: Timeline, weights: Weights = DEFAULT_WEIGHTS) -> float:
@@ -431,6 +442,9 @@ def select(
         return Selection([], list(scored), cascades)
     exits = [e for e in scored if e.role == "teardown" and lexicon.is_task_error_exit(e.template)]
     root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w, exits)
+    reported = companions.exception_under_header(root, scored, mined, table)
+    if reported is not None:
+        root, root_reasons = reported, ["the exception the logged message above its traceback reports", *root_reasons]
     chosen = {root.tid: dataclasses.replace(root, role="root", reasons=[*root_reasons, *root.reasons])}
     statement = companions.failing_assert(root, scored, mined, table)
     if statement is not None:
