@@ -297,3 +297,13 @@ def test_a_user_verdict_without_a_doc_collects_the_command_not_the_kernel_log(tm
     assert d.category == "user"
     assert any("launch command" in s for s in d.collect_next) and not any("dmesg" in s for s in d.collect_next)
     assert "'data/kinetics100/train_video'" in d.remediation[0]
+
+
+def test_a_path_mkdir_could_not_create_names_its_missing_parent() -> None:
+    # MrCogito/Deep_learning_2023 (LSF job 19629902): a one-level mkdir of a nested output folder.
+    err = "FileNotFoundError: [Errno 2] No such file or directory: 'outputs/1WorkingSetup/1WorkingSetup-0/'"
+    named, _ = evidence_steps(err, ['  File "main.py", line 47, in run', "    if not exists(folder): mkdir(folder)"])
+    assert named and "parent does not exist" in named[0] and "makedirs" in named[0]
+    # Opening a file that is not there is a missing input, not a missing parent.
+    named, _ = evidence_steps(err, ['  File "main.py", line 47, in run', "    with open(folder) as f:"])
+    assert named and "does not exist where the job ran" in named[0]

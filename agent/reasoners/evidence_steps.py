@@ -64,6 +64,10 @@ _NO_SPACE = re.compile(r"No space left on device(?:: '(?P<path>[^']+)')?|Storage
 _QUOTA = re.compile(r"Disk quota exceeded(?:: '(?P<path>[^']+)')?")
 _PERMISSION = re.compile(r"\[Errno 13\] Permission denied: '(?P<path>[^']+)'")
 _NOT_FOUND = re.compile(r"\[Errno 2\] No such file or directory: '(?P<path>[^']+)'")
+# A one-level mkdir on the traceback's last source line: "    if not exists(folder): mkdir(folder)"
+# above "FileNotFoundError: [Errno 2] No such file or directory: 'outputs/1WorkingSetup/1WorkingSetup-0/'"
+# (MrCogito/Deep_learning_2023, LSF job 19629902). makedirs and parents=True make the whole path.
+_MKDIR = re.compile(r"(?<![\w.])(?:os\.)?mkdir\((?![^)]*parents\s*=\s*True)[^)]*\)|\.mkdir\((?![^)]*parents\s*=\s*True)[^)]*\)")
 # Any other message that names a path and says nothing is there: the job was pointed at the
 # wrong place, or the place is not there where the ranks run.
 #   "Exception: No video found in data/kinetics100/train_video" (hutuxian/RSPNet log/workerlog.0)
@@ -489,6 +493,13 @@ def evidence_steps(
     """Steps naming what the failing message names (the root's, else a companion's, at most
     ``MAX_STEPS``), and where its traceback says the exception was raised."""
     frame = step_from_frames(root_text, before)
+    made = _MKDIR.search(before[-1]) if before and _NOT_FOUND.search(root_text) else None
+    if made is not None:
+        # mkdir makes one level: the missing path is its parent, not the input the job reads.
+        path = _NOT_FOUND.search(root_text)["path"]  # type: ignore[index]
+        return [f"'{_short(path)}' could not be created: `{made.group(0).strip()}` makes one directory level and its "
+                "parent does not exist. Create the parent first, or use os.makedirs(path, exist_ok=True) / "
+                "Path(path).mkdir(parents=True, exist_ok=True)."], frame
     below = message_below(root_text, after)
     if below is not None:
         return [f"The message printed with the error says: \u201c{below}\u201d", *steps_from_message(below, stage)][:MAX_STEPS], frame
