@@ -307,3 +307,10 @@ def test_a_path_mkdir_could_not_create_names_its_missing_parent() -> None:
     # Opening a file that is not there is a missing input, not a missing parent.
     named, _ = evidence_steps(err, ['  File "main.py", line 47, in run', "    with open(folder) as f:"])
     assert named and "does not exist where the job ran" in named[0]
+
+
+def test_an_eggs_directory_names_its_package_without_the_version() -> None:
+    before = ['    File "/root/.local/lib/python3.7/site-packages/byteps-0.7.2-py3.7-linux-x86_64.egg/byteps/torch/__init__.py", '
+              "line 403, in broadcast_optimizer_state", "      p = torch.Tensor([p]).cuda()"]
+    step = step_from_frames("  TypeError: must be real number, not NoneType", before)
+    assert step is not None and "inside byteps (" in step

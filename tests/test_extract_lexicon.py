@@ -69,6 +69,10 @@ from agent.extract import lexicon
         ("ValueError: if you pass a tokenizer it will be ignored", "", "candidate"),
         # The shell's report of SIGABRT follows the message that caused it (pytorch/pytorch#15592).
         ("Aborted (core dumped)", "Aborted (core dumped)", "teardown"),
+        # A traceback pasted with an indent (a commit message, bytedance/byteps 10dad881): the
+        # exception's line is still the message; the indented source line above it is not.
+        ("TypeError: must be real number, not NoneType", "  TypeError: must be real number, not NoneType", "candidate"),
+        ("p = torch.Tensor([p]).cuda()", "      p = torch.Tensor([p]).cuda()", "context"),
         # Hydra's header above the traceback (verl-project/verl#3828) says the job failed, not why.
         ("Error executing job with overrides: [<*>]", "Error executing job with overrides: ['algorithm.adv_estimator=grpo']",
          "context"),

@@ -100,6 +100,16 @@ def test_ctrl_c_prints_one_line_and_no_worker_traceback(big_job: Path, tmp_path:
     assert _gone(kids)
 
 
+def _catches(pid: int, sig: int) -> bool:
+    """Whether the process has a handler for ``sig`` (Linux: the SigCgt mask in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # no /proc: fall back to the sleep after the loop
+    mask = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
+    return bool(int(mask, 16) >> (sig - 1) & 1)
+
+
 def test_sigterm_outside_the_pool_unwinds_with_143(tmp_path: Path) -> None:
     """`kill PID` during a serial run exits 143 through the normal unwinding (no temp files left)."""
     env = {**os.environ, "L4_HOME": str(tmp_path / "home")}
@@ -109,7 +119,12 @@ def test_sigterm_outside_the_pool_unwinds_with_143(tmp_path: Path) -> None:
     assert proc.stdin is not None
     proc.stdin.write("".join(f"2024-05-12 10:00:{i % 60:02d} INFO iteration {i} | loss 2.5\n" for i in range(1000)))
     proc.stdin.flush()
-    time.sleep(3)
+    # Signal only once l4 has its handler in place: on a loaded machine the imports alone can
+    # take longer than a fixed sleep, and the default action would kill it with -15.
+    deadline = time.monotonic() + 60
+    while not _catches(proc.pid, signal.SIGTERM) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    time.sleep(1)
     assert proc.poll() is None, "finished before the signal"
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)

@@ -104,7 +104,11 @@ CONTEXT = re.compile(
 # only in the raw text. C++'s terminate handler indents the exception's message too, and that
 # is the message: "  what():  [enforce fail at ...] ifa != nullptr. Unable to find address
 # for: eth0" (horovod/horovod#1341).
-RAW_CONTEXT = re.compile(r"^(\s{2,}(?!what\(\):)\S|\s*File \")")
+# An indented line is a traceback's source line, unless it is an exception's message: a log
+# pasted with an indent keeps its shape ("  TypeError: must be real number, not NoneType" in
+# a commit message's two-space indented traceback, bytedance/byteps 10dad881). Source code never
+# reads "Name: message".
+RAW_CONTEXT = re.compile(r"^(\s{2,}(?!what\(\):)(?!(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception): )\S|\s*File \")")
 
 # CANN's indented detail lines name the failing call and its source position.
 _CANN_DETAIL = re.compile(r"\b(failed|error)\b.{0,200}\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]", re.I)

@@ -223,8 +223,11 @@ def frames(lines: list[str]) -> list[Frame]:
 
 
 def _package(path: str) -> str | None:
+    """The package a site-packages path is in; an egg's directory carries its version
+    ("byteps-0.7.2-py3.7-linux-x86_64.egg/byteps/torch/__init__.py", bytedance/byteps 10dad881)."""
     m = _LIBRARY_PATH.search(path)
-    return m.group("pkg").split(".")[0] if m and m.group("pkg") else None
+    name = re.match(r"[A-Za-z_]\w*", m.group("pkg")) if m and m.group("pkg") else None
+    return name.group(0) if name else None
 
 
 def _short(text: str, limit: int = 90) -> str:
