@@ -351,13 +351,7 @@ class FaultLibrary:
                 if len(entry["samples"]) < 3 and text not in entry["samples"]:
                     entry["samples"].append(text)
         out: list[LibraryMatch] = []
-        # Of two docs that fire equally on the same lines, the one whose regex demands more
-        # literal text is about this message ("tmp-checkpoint-950' -> 'checkpoint-950'" is
-        # transformers' staged save, a generic "tmp -> final" rename is any code's).
-        literal: dict[str, int] = {}
         for (source, pid), e in found.items():
-            literal[pid] = max((pp.specificity for pp in patterns if pp.source == source and pp.id == pid and pp.regex in e["regexes"]),
-                               default=0)
             p = e["pattern"]
             if source == "user":
                 total = len(self._user[pid].regexes)
@@ -383,7 +377,7 @@ class FaultLibrary:
                     p.wrapper,
                 )
             )
-        out.sort(key=lambda m: (-m.confidence, -len(m.nodes), -m.count, -literal.get(m.id, 0), m.id))
+        out.sort(key=lambda m: (-m.confidence, -len(m.nodes), -m.count, m.id))
         return out
 
     # -- user patterns -------------------------------------------------------

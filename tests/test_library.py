@@ -40,16 +40,15 @@ def test_family_signature_is_less_confident(lib: FaultLibrary) -> None:
     assert next(iter(by_id)) == specific.id
 
 
-def test_of_two_saturated_signatures_the_more_literal_one_leads(lib: FaultLibrary) -> None:
-    # Both the staged-save doc and the generic rank-race doc fire on this line (hiyouga/LLaMA-Factory#1839);
-    # the staged save names transformers' own directory, so it speaks for the line.
-    line = ("FileNotFoundError: [Errno 2] No such file or directory: '/data/model/qwen_14b_chat_lora_1214/tmp-checkpoint-950' "
-            "-> '/data/model/qwen_14b_chat_lora_1214/checkpoint-950'")
-    matches = lib.match([line])
-    ids = [m.id for m in matches]
-    assert {"transformers-tmp-checkpoint-rename-race", "ranks-race-on-shared-path"} <= set(ids)
-    assert matches[0].confidence == matches[1].confidence
-    assert ids[0] == "transformers-tmp-checkpoint-rename-race"
+def test_transformers_staged_save_is_its_own_doc_not_the_generic_rank_race(lib: FaultLibrary) -> None:
+    # hiyouga/LLaMA-Factory#1839: transformers' tmp-checkpoint-N rename has its own doc (a version fix);
+    # a plain "tmp -> final" rename lost to another rank is the generic race (huggingface/pytorch-image-models#693).
+    staged = ("FileNotFoundError: [Errno 2] No such file or directory: '/data/model/qwen_14b_chat_lora_1214/tmp-checkpoint-950' "
+              "-> '/data/model/qwen_14b_chat_lora_1214/checkpoint-950'")
+    assert [m.id for m in lib.match([staged])] == ["transformers-tmp-checkpoint-rename-race"]
+    plain = ("FileNotFoundError: [Errno 2] No such file or directory: 'output/timm_confs/effnet_b0.txt/tmp.pth.tar' -> "
+             "'output/timm_confs/effnet_b0.txt/last.pth.tar'")
+    assert [m.id for m in lib.match([plain])] == ["ranks-race-on-shared-path"]
 
 
 def test_no_match_on_benign_lines(lib: FaultLibrary) -> None:
