@@ -131,8 +131,9 @@ def test_a_traceback_names_the_stage(lines: list[str], root_index: int, stage: s
         ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
          "operation: [torch.FloatTensor [5]], which is output 0 of AddBackward0", "training"),
         ("OSError: [Errno 28] No space left on device", None),
-        # A watchdog deep in its communicator's sequence (modelscope/FunASR#2006) timed out in a
-        # training step; the second collective of a job (hiyouga/LlamaFactory#2424) did not.
+        # A watchdog thousands of collectives into its communicator's sequence (modelscope/FunASR#2006)
+        # timed out in a training step; the second collective of a job (hiyouga/LlamaFactory#2424) did not,
+        # and hundreds can still be set-up (a DeepSpeed engine broadcasts every parameter on start).
         ("[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=15734, "
          "OpType=ALLREDUCE, NumelIn=220084533, NumelOut=220084533, Timeout(ms)=600000) ran for 600037 milliseconds before "
          "timing out.", "training"),

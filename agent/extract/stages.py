@@ -88,10 +88,10 @@ _TRAINING_ONLY = re.compile(
 
 
 # PyTorch's watchdog names the collective's place in its communicator's sequence ("WorkNCCL(
-# SeqNum=15734, OpType=ALLREDUCE, ...)", modelscope/FunASR#2006): set-up and loading run a
-# handful of collectives, so a sequence number in the hundreds was reached by training steps.
+# SeqNum=15734, OpType=ALLREDUCE, ...)", modelscope/FunASR#2006). Set-up can run hundreds (a
+# DeepSpeed engine broadcasts every parameter tensor on start), so only thousands say training.
 _NCCL_SEQ = re.compile(r"SeqNum=(\d+)")
-TRAINING_SEQ = 100
+TRAINING_SEQ = 5000
 
 
 def message_stage(text: str) -> str | None:
