@@ -5,13 +5,15 @@ reasoner. Its order follows the L4 paper's deployment, with the shape of the evi
 ahead of the wording of one message:
 
 1. a pattern an SRE confirmed (``l4 library confirm``) settles the category;
-2. shape rules: a node its peers lost that reports nothing itself, a timeout far below
-   the stack's default, an internal assertion of the framework;
+2. shape rules: a node its peers lost that reports nothing itself, ranks in different
+   collectives, a delete or rename that found its own target gone (ranks racing on one
+   path), a timeout far below the stack's default, an internal assertion of the framework;
 3. a specific doc signature on a failure-indicating event;
 4. a vote of the nearest retrieved docs plus the wording rules.
 
 Where the fault sits then refines the verdict: a code or path error confined to some
-nodes points at those nodes rather than at the job's code or arguments.
+nodes points at those nodes rather than at the job's code or arguments, and a "script bug"
+whose traceback holds no frame of the job's own code is the stack's.
 """
 
 from __future__ import annotations
