@@ -64,6 +64,7 @@ _NO_SPACE = re.compile(r"No space left on device(?:: '(?P<path>[^']+)')?|Storage
 _QUOTA = re.compile(r"Disk quota exceeded(?:: '(?P<path>[^']+)')?")
 _PERMISSION = re.compile(r"\[Errno 13\] Permission denied: '(?P<path>[^']+)'")
 _NOT_FOUND = re.compile(r"\[Errno 2\] No such file or directory: '(?P<path>[^']+)'")
+MISSING_PATH = "does not exist where the job ran"  # the missing-input step's reading (offline drops it for a race)
 # A one-level mkdir on the traceback's last source line: "    if not exists(folder): mkdir(folder)"
 # above "FileNotFoundError: [Errno 2] No such file or directory: 'outputs/1WorkingSetup/1WorkingSetup-0/'"
 # (MrCogito/Deep_learning_2023, LSF job 19629902). makedirs and parents=True make the whole path.
@@ -363,7 +364,7 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
         return [f"The job's user may not access '{m['path']}': fix the directory's owner/permissions, or point the job "
                 "at a path it owns (check which user the ranks run as)."]
     if m := _NOT_FOUND.search(text):
-        return [f"'{_short(m['path'])}' does not exist where the job ran: check the argument or config entry that sets it "
+        return [f"'{_short(m['path'])}' {MISSING_PATH}: check the argument or config entry that sets it "
                 "and that the storage holding it is mounted on every node (`ls -l` it on the failing node)."]
     if m := _HTTP.search(text):
         status, url = m["status"], m["url"].rstrip(".,)")
@@ -496,11 +497,11 @@ def evidence_steps(
     """Steps naming what the failing message names (the root's, else a companion's, at most
     ``MAX_STEPS``), and where its traceback says the exception was raised."""
     frame = step_from_frames(root_text, before)
-    made = _MKDIR.search(before[-1]) if before and _NOT_FOUND.search(root_text) else None
-    if made is not None:
+    missing = _NOT_FOUND.search(root_text)
+    made = _MKDIR.search(before[-1]) if before and missing else None
+    if missing and made:
         # mkdir makes one level: the missing path is its parent, not the input the job reads.
-        path = _NOT_FOUND.search(root_text)["path"]  # type: ignore[index]
-        return [f"'{_short(path)}' could not be created: `{made.group(0).strip()}` makes one directory level and its "
+        return [f"'{_short(missing['path'])}' could not be created: `{made.group(0).strip()}` makes one directory level and its "
                 "parent does not exist. Create the parent first, or use os.makedirs(path, exist_ok=True) / "
                 "Path(path).mkdir(parents=True, exist_ok=True)."], frame
     below = message_below(root_text, after)

@@ -29,7 +29,7 @@ from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
-from .evidence_steps import STDLIB, evidence_steps, frames, message_hints
+from .evidence_steps import MISSING_PATH, STDLIB, evidence_steps, frames, message_hints
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ class OfflineReasoner:
         root_text = _root_text(d)
         named, frame = evidence_steps(root_text, evidence.root_before, companions, d.stage, evidence.root_after)
         if choice.doc_id == RACE_DOC:  # the path existed: "check the argument that sets it" would mislead
-            named = [step for step in named if "does not exist where the job ran" not in step]
+            named = [step for step in named if MISSING_PATH not in step]
         hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
         named = [*hints, *_mismatch_step(mismatch), *named, *_hang_step(evidence)]
         if doc is not None and choice.by_signature:
