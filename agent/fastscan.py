@@ -31,9 +31,9 @@ from .ingest import (
     SourceFile,
     _encoding,
     _open_binary,
-    after_progress_bar,
     parse_level,
     read_lines,
+    split_progress_bar,
 )
 from .scan import _ITER_VALUE, _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan, scan_lines
 from .timestamps import _TS_GLOG, _TS_ISO, _TS_MONTH_DAY, _TS_SCAN_CHARS, _TS_SYSLOG, _TS_US
@@ -121,7 +121,7 @@ class _Shapes:
         text = text.rstrip("\r\n")
         if "\x00" in text or "\ufffd" in text or len(text) > MAX_LINE_CHARS:
             raise Unsupported("NUL padding, a replacement character or a clipped line")  # ingest warns of each
-        if after_progress_bar(text) is not text:
+        if split_progress_bar(text) is not None:
             raise Unsupported("a message glued after a progress bar")  # ingest reads the message alone
         scan = self.scan
         ref = text.encode().translate(_ZERO_DIGITS)

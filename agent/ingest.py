@@ -372,15 +372,17 @@ _BAR_END = re.compile(r"(?:it/s|s/it)(?:, [^\]]{0,80})?\]")
 GLUED_MIN_CHARS = 12
 
 
-def after_progress_bar(text: str) -> str:
-    """The message glued after a progress bar on one line, else the line as it is."""
+def split_progress_bar(text: str) -> tuple[str, str] | None:
+    """``(bar, message)`` when a message is glued after a progress bar on one line, else None."""
     if "]" not in text or ("it/s" not in text and "s/it" not in text):  # every line passes here: skip the regex
-        return text
+        return None
     ends = [m.end() for m in _BAR_END.finditer(text)]
     if not ends:
-        return text
+        return None
     rest = text[ends[-1]:].lstrip()
-    return rest if len(rest) >= GLUED_MIN_CHARS and any(c.isalpha() for c in rest[:GLUED_MIN_CHARS]) else text
+    if len(rest) >= GLUED_MIN_CHARS and any(c.isalpha() for c in rest[:GLUED_MIN_CHARS]):
+        return text[: ends[-1]], rest
+    return None
 
 
 def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, int, str]]:
@@ -413,10 +415,13 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
                         if source.ranks_are_nodes:
                             node = f"rank{int(prefix)}" if prefix.isdigit() else prefix  # pdsh names the host
                         text = text[m.end() :]
-                    glued = after_progress_bar(text)
-                    if glued is text:
+                    split = split_progress_bar(text)
+                    if split is None:
                         break
-                    text = glued
+                    # The bar is the job's work up to the message: kept as its own line, so
+                    # a silence is not read across it.
+                    yield node, lineno, split[0]
+                    text = split[1]
                 yield node, lineno, text
     except (EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError) as exc:
         warnings.append(f"{source.path}: compressed data ends early ({exc}); kept the {lineno} lines before it")

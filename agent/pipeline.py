@@ -107,11 +107,11 @@ def _fill_texts(mined: MinedJob, wanted: dict[str, set[int]]) -> dict[tuple[str,
     for path, want in by_source.items():
         last = max(n for _, n in want)
         for stream, lineno, text in read_texts(sources[path], []):
+            if lineno > last:
+                break
             owner = want.get((stream, lineno))
             if owner is not None:
-                texts[(owner, lineno)] = text
-            if lineno >= last:
-                break
+                texts[(owner, lineno)] = text  # a message glued after a bar is read after it: the message wins
     return texts
 
 

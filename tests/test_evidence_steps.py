@@ -213,6 +213,12 @@ def test_a_time_limit_that_ended_a_hang_says_so_and_a_crash_does_not(tmp_path) -
                       "[2024-05-01 12:05:12] Saved bias plot (level value heuristic) to: results/plots/bias_epoch_1.png",
                       "[2024-05-01 12:29:37] ===== END TRAINER FIRST FORWARD PASS DIAGNOSTIC ====="))
     assert not any("logged no progress" in s for s in validating)
+    # tqdm draws its bar without a time and Slurm's stop lands on it (pedramh-profiling
+    # e3sm_train_3166345.e): the undated bar may fill the silence, so no hang is claimed.
+    bar = " 0%|   | 19/9125 [25:54<181:35:17, 71.79s/it]"
+    barred = job("barred", bar + "slurmstepd: error: *** JOB 42 ON node7 CANCELLED AT 2024-05-01T12:30:00 DUE TO TIME LIMIT ***",
+                 ("Epoch [1/100], Loss: 0.1461:" + bar,))
+    assert not any("logged no progress" in s for s in barred)
 
 
 def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator() -> None:

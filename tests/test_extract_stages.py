@@ -26,6 +26,10 @@ from agent.records import NodeLog
         ("building GPT model ...", "model_loading"),
         ("init_process_group backend=nccl world_size <NUM>", "init"),
         ("CUDA error: an illegal memory access was encountered", None),
+        # tqdm's bar over training steps reports the loss (pedramh-profiling e3sm_train_3166345.e)
+        ("Epoch [<NUM>/<NUM>], Year <NUM>, Loss: <NUM>: <NUM>%| | <ITER>/<NUM> [<NUM>:<NUM><<NUM>:<NUM>:<NUM>, <NUM>s/it]",
+         "training"),
+        ("Loading checkpoint shards: <NUM>%| | <NUM>/<NUM> [<NUM>:<NUM><<NUM>:<NUM>, <NUM>s/it]", "model_loading"),
     ],
 )
 def test_stage_of_template(template: str, stage: str | None) -> None:

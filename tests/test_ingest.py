@@ -314,15 +314,16 @@ def test_files_are_nodes_decides_from_overlap_first() -> None:
         # rcc-uchicago/pedramh-profiling e3sm_train_3180828.e: Slurm's stop lands on tqdm's last bar.
         (" 12%|###7      | 1/8 [01:34<11:01, 94.51s/it]slurmstepd: error: *** JOB 3180828 ON c562-009 CANCELLED AT "
          "2026-06-04T13:30:59 DUE TO TIME LIMIT ***",
-         "slurmstepd: error: *** JOB 3180828 ON c562-009 CANCELLED AT 2026-06-04T13:30:59 DUE TO TIME LIMIT ***"),
+         (" 12%|###7      | 1/8 [01:34<11:01, 94.51s/it]",
+          "slurmstepd: error: *** JOB 3180828 ON c562-009 CANCELLED AT 2026-06-04T13:30:59 DUE TO TIME LIMIT ***")),
         ("100%|##########| 8/8 [00:01<00:00,  5.00it/s, loss=0.5]", None),  # a bar alone stays as it is
         ("Epoch 1: 100%|##| 8/8 [00:01<00:00,  5.00it/s] ok", None),  # too little after it to be a message
     ],
 )
-def test_a_message_glued_after_a_progress_bar_is_read_alone(line: str, read: str | None) -> None:
-    from agent.ingest import after_progress_bar
+def test_a_message_glued_after_a_progress_bar_is_read_alone(line: str, read: tuple[str, str] | None) -> None:
+    from agent.ingest import split_progress_bar
 
-    assert after_progress_bar(line) == (read if read is not None else line)
+    assert split_progress_bar(line) == read
 
 
 def test_a_bar_drawn_after_a_rank_prefix_keeps_its_rank_and_its_message(tmp_path: Path) -> None:
@@ -333,5 +334,9 @@ def test_a_bar_drawn_after_a_rank_prefix_keeps_its_rank_and_its_message(tmp_path
              "[rank0]:  12%|###7      | 1/8 [01:34<11:01, 94.51s/it][rank0]: ValueError: bad batch at index 7"]
     (tmp_path / "console.log").write_text("\n".join(rows) + "\n")
     lines, _ = _lines(tmp_path)
-    assert (lines[-2].node, lines[-2].text) == ("rank1", "RuntimeError: CUDA error: an illegal memory access")
-    assert (lines[-1].node, lines[-1].text) == ("rank0", "ValueError: bad batch at index 7")
+    assert [(line.node, line.text.strip(), line.lineno) for line in lines[-4:]] == [
+        ("rank1", "12%|###7      | 1/8 [01:34<11:01, 94.51s/it]", 41),  # the bar: the job's work up to the message
+        ("rank1", "RuntimeError: CUDA error: an illegal memory access", 41),
+        ("rank0", "12%|###7      | 1/8 [01:34<11:01, 94.51s/it]", 42),
+        ("rank0", "ValueError: bad batch at index 7", 42),
+    ]

@@ -201,10 +201,32 @@ def heartbeat_templates(table: EventTable, progress_tids: set[int], weights: Wei
     return beats
 
 
+def undated_work(mined: MinedJob, table: EventTable, work: frozenset[int]) -> np.ndarray:
+    """``(earliest, latest)`` per routine line that carries no time of its own: it was printed
+    after its file's previous stamped line and before the next one, no more is known. tqdm
+    draws its bar without a timestamp, and Slurm's stop lands on it ("... 19/9125 [25:54<...,
+    71.79s/it]slurmstepd: error: *** JOB 3166345 ON c561-005 CANCELLED AT 2026-05-29T13:10:54
+    DUE TO TIME LIMIT ***", rcc-uchicago/pedramh-profiling e3sm_train_3166345.e): the job
+    trained until the stop, though its last stamped line is 26 minutes older."""
+    spans: list[np.ndarray] = []
+    for name, log in mined.nodes.items():
+        stamped = np.flatnonzero(log.stamped & ~np.isnan(log.ts))
+        undated = np.flatnonzero(routine_mask(log, work) & ~log.stamped & ~np.isnan(log.ts))
+        if not len(stamped) or not len(undated):
+            continue
+        nxt = np.searchsorted(stamped, undated)
+        has_next = nxt < len(stamped)  # work after the file's last stamp is bounded by nothing: left out
+        undated, nxt = undated[has_next], nxt[has_next]
+        skew = table.skew.get(name, 0.0)
+        spans.append(np.column_stack([log.ts[undated], log.ts[stamped[nxt]]]) - skew)
+    return np.concatenate(spans) if spans else np.empty((0, 2))
+
+
 def last_ordinary_ts(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> float:
     """When the job last logged routine work of its own (not heartbeats, not the failure's
     messages), on any node; NaN when it never did. A hang ends that work long before the
-    job ends; a slow step (validation cut by a time limit) does not."""
+    job ends; a slow step (validation cut by a time limit) does not. Undated work counts at
+    the latest time it may have been printed: silence is claimed only where it is known."""
     work = routine_templates(mined) - heartbeats
     last = math.nan
     for name, log in mined.nodes.items():
@@ -213,12 +235,17 @@ def last_ordinary_ts(mined: MinedJob, table: EventTable, heartbeats: set[int]) -
         if keep.any():
             t = float(np.max(log.ts[keep])) - table.skew.get(name, 0.0)
             last = t if math.isnan(last) else max(last, t)
+    spans = undated_work(mined, table, work)
+    if len(spans):
+        latest = float(spans[:, 1].max())
+        last = latest if math.isnan(last) else max(last, latest)
     return last
 
 
 def quiet_gap(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> tuple[float, float]:
     """The longest silence (no message but heartbeats, on any node) before the job's last
-    burst: (start, seconds). A hang shows as such a gap followed by timeouts and teardown."""
+    burst: (start, seconds). A hang shows as such a gap followed by timeouts and teardown.
+    A gap that undated routine work may fill is not a known silence."""
     times: list[np.ndarray] = []
     beat_list = list(heartbeats)
     for name, log in mined.nodes.items():
@@ -231,6 +258,13 @@ def quiet_gap(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> tuple
     if len(ts) < 3:
         return math.nan, 0.0
     gaps = np.diff(ts)
+    spans = undated_work(mined, table, routine_templates(mined) - heartbeats)
+    if len(spans):
+        spans = spans[np.argsort(spans[:, 0])]
+        reach = np.maximum.accumulate(spans[:, 1])  # the latest end among spans starting by each
+        first = np.searchsorted(spans[:, 0], ts[:-1], side="right") - 1
+        covered = (first >= 0) & (reach[np.maximum(first, 0)] >= ts[1:])
+        gaps = np.where(covered, 0.0, gaps)
     i = int(np.argmax(gaps))
     return float(ts[i]), float(gaps[i])
 
