@@ -52,3 +52,23 @@ def test_first_ts_and_first_node(times: list[float], first_ts: float, first_node
     s = stats(times)
     assert (math.isnan(s.first_ts) and math.isnan(first_ts)) or s.first_ts == first_ts
     assert s.first_node() == first_node
+
+
+def test_an_undated_line_may_have_been_printed_as_late_as_the_next_stamped_one(tmp_path: Path) -> None:
+    # PBS's kill lands on tqdm's bar with no time of its own, an hour after the run's last
+    # stamped line and just before torchrun's stamped SIGTERM (pedramh-profiling e3sm_sfno_train.o6141319).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "job.log").write_text(
+        "2024-05-14 12:10:00 INFO model built\n"
+        "=>> PBS: job killed: walltime 3633 exceeded limit 3600\n"
+        "2024-05-14 13:10:27 WARNING Received 15 death signal, shutting down workers\n"
+        "tail without a time\n"
+    )
+    table = build_table(mine_job(logs, workers=1))
+    kill = next(s for s in table.events.values() if "PBS" in s.template)
+    built = next(s for s in table.events.values() if "built" in s.template)
+    tail = next(s for s in table.events.values() if "tail" in s.template)
+    assert kill.first_ts_latest - kill.first_ts == 3627.0  # borrowed 12:10:00, printed by 13:10:27
+    assert built.first_ts_latest == built.first_ts  # a stamped line's time is known
+    assert tail.first_ts_latest == tail.first_ts  # nothing stamped after it: no later bound known

@@ -166,7 +166,11 @@ def score_event(
     share = spread(stats, n_nodes)
     reasons = [verdict.reason]
     role = "context" if wrapped else lexicon.role_of(template, sample)
-    in_episode = math.isnan(first) or first >= window_start or _recurs_each_attempt(stats, window_start, w)
+    # An undated line that may have been printed inside the episode is not held before it:
+    # "=>> PBS: job killed: walltime 3633 exceeded limit 3600" lands on tqdm's bar, after the
+    # run's last stamped line an hour earlier (rcc-uchicago/pedramh-profiling e3sm_sfno_train.o6141319).
+    in_episode = (math.isnan(first) or first >= window_start or stats.first_ts_latest >= window_start
+                  or _recurs_each_attempt(stats, window_start, w))
     score = verdict.weight
     if not in_episode:
         score *= w.before_episode_factor

@@ -22,6 +22,9 @@ class NodeEventStats:
     last_pos: int
     first_ts: float  # skew-corrected, NaN unknown
     last_ts: float
+    # An unstamped line borrows the time of its file's previous stamped line; it was printed
+    # no later than the next stamped one. Equal to first_ts for a stamped line.
+    first_ts_latest: float = math.nan
 
 
 @dataclass
@@ -47,6 +50,17 @@ class EventStats:
         """When the job first showed this event. On many nodes, a low quantile rather than
         the minimum: one node with a wrong clock must not move a job-wide event earlier."""
         times = sorted(s.first_ts for s in self.per_node.values() if not math.isnan(s.first_ts))
+        if not times:
+            return math.nan
+        if len(times) <= 3:
+            return times[0]
+        return times[int(0.25 * (len(times) - 1))]
+
+    @property
+    def first_ts_latest(self) -> float:
+        """The latest time the event may first have been printed (``first_ts``'s quantile over
+        each node's latest possible first time): an undated line may belong to a later burst."""
+        times = sorted(s.first_ts_latest for s in self.per_node.values() if not math.isnan(s.first_ts_latest))
         if not times:
             return math.nan
         if len(times) <= 3:
@@ -90,6 +104,7 @@ def build_table(mined: MinedJob, skew: dict[str, float] | None = None) -> EventT
         offset = skew.get(name, 0.0)
         node_first[name] = _finite_edge(log.ts, last=False) - offset
         node_last[name] = _finite_edge(log.ts, last=True) - offset
+        stamped = np.flatnonzero(log.stamped & ~np.isnan(log.ts))
         order = np.argsort(log.template, kind="stable")
         sorted_tids = log.template[order]
         starts = np.flatnonzero(np.r_[True, sorted_tids[1:] != sorted_tids[:-1]])
@@ -101,12 +116,17 @@ def build_table(mined: MinedJob, skew: dict[str, float] | None = None) -> EventT
             stats = events.get(tid)
             if stats is None:
                 stats = events[tid] = EventStats(tid=tid, template=mined.miner.template(tid))
+            latest = first
+            if not log.stamped[first]:
+                after = int(np.searchsorted(stamped, first, side="right"))
+                latest = int(stamped[after]) if after < len(stamped) else first
             stats.per_node[name] = NodeEventStats(
                 count=end - start,
                 first_pos=first,
                 last_pos=last,
                 first_ts=float(log.ts[first]) - offset,
                 last_ts=float(log.ts[last]) - offset,
+                first_ts_latest=float(log.ts[latest]) - offset,
             )
             stats.max_level = max(stats.max_level, int(log.level[positions].max()))
             if not stats.has_iteration and log.iteration[first] >= 0:
