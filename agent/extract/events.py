@@ -166,11 +166,12 @@ def score_event(
     share = spread(stats, n_nodes)
     reasons = [verdict.reason]
     role = "context" if wrapped else lexicon.role_of(template, sample)
-    # An undated line that may have been printed inside the episode is not held before it:
-    # "=>> PBS: job killed: walltime 3633 exceeded limit 3600" lands on tqdm's bar, after the
-    # run's last stamped line an hour earlier (rcc-uchicago/pedramh-profiling e3sm_sfno_train.o6141319).
-    in_episode = (math.isnan(first) or first >= window_start or stats.first_ts_latest >= window_start
-                  or _recurs_each_attempt(stats, window_start, w))
+    # An undated line the job did no routine work after may have been printed inside the
+    # episode: "=>> PBS: job killed: walltime 3633 exceeded limit 3600" lands on tqdm's bar, after
+    # the run's last stamped line an hour earlier (rcc-uchicago/pedramh-profiling e3sm_sfno_train.o6141319).
+    # One the job worked on after (an NCCL WARN hundreds of iterations before the end) was not.
+    undated_at_end = stats.first_ts_latest >= window_start and lines_after <= w.tail_lines
+    in_episode = math.isnan(first) or first >= window_start or undated_at_end or _recurs_each_attempt(stats, window_start, w)
     score = verdict.weight
     if not in_episode:
         score *= w.before_episode_factor

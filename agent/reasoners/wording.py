@@ -28,7 +28,9 @@ def _rule(pattern: str, reading: str, example: str, source: str) -> WordingRule:
 
 
 WORDING_RULES: tuple[WordingRule, ...] = (
-    _rule(r"(?i)permission denied|access denied|read-only file system", "user/misoperation",
+    # Not an SSH login refused ("root@worker-1: Permission denied (publickey,password).", pdsh
+    # across nodes): keys between nodes are the platform's setup, and its doc says so.
+    _rule(r"(?i)permission denied(?! \(publickey|, please try again)|access denied|read-only file system", "user/misoperation",
           "PermissionError: [Errno 13] Permission denied: '/data/shared/output/llama7b-sft/checkpoint-500'",
           "knowledge/platform/output-dir-permission-denied.md"),
     # The job's own allocations exhausting device memory are its settings (knowledge/README.md's
