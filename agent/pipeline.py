@@ -146,7 +146,11 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
                 occurrences_truncated=True if truncated else None,
             )
         )
+    from .extract.stages import likely_stage
+
     stage = _traceback_stage(mined, extraction, events_out) or extraction.stage
+    if stage == "init" and not extraction.timeline.has_training:
+        stage = next((st for ev in events_out[:1] for o in ev.occurrences[:1] if (st := likely_stage(o.text))), stage)
     symptom = extraction.symptom
     if symptom == "launching_failure" and stage in ("training", "checkpoint"):
         symptom = "training_crash"  # the traceback shows training had begun

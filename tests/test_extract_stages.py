@@ -160,3 +160,23 @@ def test_mlperf_records_name_their_phase() -> None:
     assert stage_of_template(run) == "training"
     assert stage_of_template(run.replace("run_start", "init_start")) != "training"
     assert stage_of_template(run.replace("run_start", "weights_initialization")) == "model_loading"
+
+
+def test_an_excerpt_with_no_stage_marker_takes_the_stage_its_message_most_likely_came_from(tmp_path: Path) -> None:
+    from agent.pipeline import Diagnoser
+
+    def stage_of(name: str, lines: list[str]) -> str:
+        logs = tmp_path / name
+        logs.mkdir()
+        (logs / "console.log").write_text("\n".join(lines) + "\n")
+        return Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1).stage
+
+    # MischaDy/electricity-uq job.err: device memory peaks in the forward and backward passes.
+    assert stage_of("oom", ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 36.79 GiB"]) == "training"
+    # kevinrankine/cs287-final: a time limit ends a job in its longest phase.
+    assert stage_of("limit", ["slurmstepd: error: *** JOB 61407695 ON holygpu8a11 CANCELLED AT 2023-04-30T01:05:15 "
+                              "DUE TO TIME LIMIT ***"]) == "training"
+    # A loading marker before it still decides: the model did not fit while loading.
+    assert stage_of("loading", ["Loading checkpoint shards from /models/qwen-72b",
+                                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB"]) == "model_loading"
+    assert stage_of("other", ["RuntimeError: NCCL error: unhandled system error"]) == "init"

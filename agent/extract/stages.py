@@ -100,6 +100,23 @@ _NCCL_SEQ = re.compile(r"SeqNum=(\d+)")
 TRAINING_SEQ = 5000
 
 
+# Messages that say where a job most likely was when nothing else does: device memory peaks in
+# the forward and backward passes, and a scheduler's time limit ends a job in its longest phase.
+# Used only when no traceback frame, progress line or loading marker names the stage. Real lines:
+#   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 36.79 GiB" (MischaDy/electricity-uq job.err)
+#   "slurmstepd: error: *** JOB 61407695 ON holygpu8a11 CANCELLED AT ... DUE TO TIME LIMIT ***"
+#   (kevinrankine/cs287-final), "=>> PBS: job killed: walltime 3633 exceeded limit 3600"
+#   (pedramh-profiling), "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (MrCogito/Deep_learning_2023)
+_LIKELY_TRAINING = re.compile(
+    r"out of memory\. Tried to allocate|DUE TO TIME LIMIT|PBS: job killed: walltime|TERM_RUNLIMIT"
+)
+
+
+def likely_stage(text: str) -> str | None:
+    """``training`` when the message most likely came from training (absent other evidence)."""
+    return "training" if _LIKELY_TRAINING.search(text) else None
+
+
 def message_stage(text: str) -> str | None:
     """``training`` when the message can only come from a training step, else None."""
     if _TRAINING_ONLY.search(text):
