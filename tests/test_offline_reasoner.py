@@ -137,6 +137,21 @@ def test_an_internal_assertion_is_a_framework_bug_but_an_argument_check_is_not()
         assert verdict(evidence(line, NODES, scope="global", hits=(hit("user", "configuration"),))) == ("user", "configuration")
 
 
+def test_an_assertion_the_jobs_own_script_raised_is_not_the_frameworks_invariant() -> None:
+    own = evidence("AssertionError", NODES, scope="global", hits=(hit("user", "script_bug"),))
+    own.root_before = ['  File "/mnt/fastdata/acq22mc/exp/tdmolflow/train.py", line 580, in main', "    assert len(batch) == 3"]
+    assert verdict(own) == ("user", "script_bug")
+    # Mattias421/tdmolflow slurm-3734182.out: the run id was left unset, an argument check.
+    unset = evidence("AssertionError", NODES, scope="global", hits=(hit("user", "configuration"),))
+    unset.root_before = ['  File "/mnt/fastdata/acq22mc/exp/tdmolflow/train.py", line 580, in main',
+                         "    assert opts.resume_id is not None"]
+    assert verdict(unset) == ("user", "configuration")
+    inside = evidence("AssertionError", NODES, scope="global", hits=(hit("user", "script_bug"),))
+    inside.root_before = ['  File "/usr/lib/python3/site-packages/megatron/core/dist_checkpointing/mapping.py", line 88, in x',
+                          "    assert len(batch) == 3"]
+    assert verdict(inside) == ("framework", "framework_bug")
+
+
 def test_a_bare_assertion_that_checks_for_a_dependency_is_the_environment() -> None:
     # PaddlePaddle/PaddleFleetX examples/resnet workerlog.0: opencv-python missing.
     bare = evidence("AssertionError", NODES, scope="global", hits=(hit("user", "configuration"),))

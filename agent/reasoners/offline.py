@@ -88,7 +88,10 @@ _ARGUMENT_CHECK = re.compile(
     r"\w+_degree\b|"
     # A check that a dependency is there is the environment's: "    assert _check_cv2() is True" above a bare
     # AssertionError, under "please install opencv-python first" (PaddleFleetX examples/resnet workerlog.0).
-    r"\bassert _?(?:check|has|is)_\w+\(\)|_available\(\)"
+    r"\bassert _?(?:check|has|is)_\w+\(\)|_available\(\)|"
+    # The parsed options of a run: "    assert opts.resume_id is not None" above a bare AssertionError
+    # (Mattias421/tdmolflow slurm-3734182.out, the run id left unset in the job script).
+    r"\b(?:opts?|cfg|hparams|options)\.\w+|is not None\b"
 )
 
 @dataclass
@@ -269,7 +272,10 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
                            f"reports a timeout of {seconds:g} s, far below the stack's default, so the wait itself was likely normal")
     # A bare "AssertionError" says what failed in the statement above it ("assert num_samples > 0").
     checked = text if text.strip() != "AssertionError" or not evidence.root_before else f"{text} {evidence.root_before[-1]}"
-    internal_assert = _ASSERTION.search(text) and not _ARGUMENT_CHECK.search(checked) and not has_signature
+    # An assertion the job's own script raised is the job's check, not the framework's invariant.
+    innermost = frames(_traceback_above(evidence.root_before))[-1:]
+    own_code = bool(innermost) and innermost[0].package is None
+    internal_assert = _ASSERTION.search(text) and not _ARGUMENT_CHECK.search(checked) and not has_signature and not own_code
     if internal_assert:
         return _Choice("framework", "framework_bug", None, 0.4, "is an internal assertion of the framework, not a check of the user's input")
     return None
