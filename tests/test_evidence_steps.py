@@ -320,3 +320,23 @@ def test_an_eggs_directory_names_its_package_without_the_version() -> None:
               "line 403, in broadcast_optimizer_state", "      p = torch.Tensor([p]).cuda()"]
     step = step_from_frames("  TypeError: must be real number, not NoneType", before)
     assert step is not None and "inside byteps (" in step
+
+
+def test_a_stack_that_raised_on_purpose_rejected_the_jobs_input() -> None:
+    from agent.reasoners.evidence_steps import rejected_input
+
+    # hiyouga/LlamaFactory#7703: run from outside the checkout, the dataset name is unknown.
+    own_check = ['  File "/kaggle/working/LLaMA-Factory/src/llamafactory/data/loader.py", line 303, in get_dataset',
+                 '  File "/kaggle/working/LLaMA-Factory/src/llamafactory/data/parser.py", line 129, in get_dataset_list',
+                 '    raise ValueError(f"Undefined dataset {name} in {DATA_CONFIG}.")']
+    assert rejected_input(own_check)
+    step = step_from_frames("ValueError: Undefined dataset mllm_demo in dataset_info.json.", own_check)
+    assert step is not None and "on purpose" in step and "not the code" in step
+    # torch refusing Megatron's call (no process group yet) is not the job's input (alibaba/ChatLearn FAQ).
+    called = ['  File "/root/Megatron-LM/megatron/training/checkpointing.py", line 426, in save_checkpoint',
+              '  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/distributed_c10d.py", line 1001, in _get_default_group',
+              "    raise ValueError("]
+    assert not rejected_input(called)
+    # A re-raised worker exception is not a check at all (torch/_utils.py reraise).
+    assert not rejected_input(['  File "/usr/local/lib/python3.10/dist-packages/torch/_utils.py", line 719, in reraise',
+                               "    raise exception"])

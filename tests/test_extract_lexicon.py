@@ -89,6 +89,14 @@ from agent.extract import lexicon
         ("The worker fails with {<NUM>: ProcessFailure(local_rank=<RANK>, pid=<NUM>, exitcode=<NUM>, error_file='<N/A>', "
          "error_file_data={'message': '<NONE>'}, message='Signal <NUM> (SIGTERM) received by PID <NUM>', timestamp=<NUM>)}", "",
          "teardown"),
+        # Open MPI's signal handler (eth-cscs/cscs-docs, OSU iallreduce on GH200): its report names the
+        # fault, and the native backtrace's frames under it are the report, not routine work.
+        ("[nid<NUM>:<NUM>] Signal: Segmentation fault (<NUM>)", "[nid006549:31808] Signal: Segmentation fault (11)", "candidate"),
+        ("[nid<NUM>:<NUM>] [ <NUM>] <*>", "[nid006549:31808] [ 3] /user-environment/linux-neoverse_v2/openmpi-5.0.9-leskuw5dysw"
+         "fdw3eaybcyfmsrbid3uuq/lib/libmpi.so.40(NBC_Progress+0x164)[0x400029a97bd4]", "context"),
+        ("[nid<NUM>:<NUM>] [<NUM>] <PATH>[<HEX>]", "[nid006549:31808] [10] /user-environment/env/default/libexec/"
+         "osu-micro-benchmarks/mpi/collective/osu_iallreduce[0x404e98]", "context"),
+        ("[<NUM>:<NUM>] step <NUM> done", "[10:30] step 5 done", "candidate"),  # a time, not a host:pid prefix
     ],
 )
 def test_role_of(template: str, raw: str, role: str) -> None:

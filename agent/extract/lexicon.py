@@ -18,9 +18,12 @@ import re
 # wandb's sweep agent relays a failed run's traceback under its own prefix
 # ('wandb: ERROR   File "/cluster/home/.../bert.py", line 220, in train', vyjur/master-project
 # output.err of Slurm job 21171137): the relayed frame is a frame.
+# Open MPI's signal handler names host and pid the same way on each line of its report:
+# "[nid006549:31808] Signal: Segmentation fault (11)" (eth-cscs/cscs-docs, OSU iallreduce on GH200).
 _LAUNCHER_PREFIX = re.compile(
     r"^\s*(?:\[(?:default|rank)(?:\d+|<RANK>|<NUM>)\]:|\[(?:\d+|<NUM>),(?:\d+|<NUM>)\]<std(?:out|err)>:|"
-    r"\((?:[\w.]+ )?pid=(?:\d+|<NUM>)(?:, ip=[^)]*)?\) ?|wandb: ERROR(?= ))[ ]?"
+    r"\((?:[\w.]+ )?pid=(?:\d+|<NUM>)(?:, ip=[^)]*)?\) ?|wandb: ERROR(?= )|"
+    r"\[(?=[\w.<>-]*[A-Za-z])[\w.<>-]+:(?:\d+|<NUM>)\](?= ))[ ]?"
 )
 
 
@@ -108,7 +111,11 @@ CONTEXT = re.compile(
 # pasted with an indent keeps its shape ("  TypeError: must be real number, not NoneType" in
 # a commit message's two-space indented traceback, bytedance/byteps 10dad881). Source code never
 # reads "Name: message".
-RAW_CONTEXT = re.compile(r"^(\s{2,}(?!what\(\):)(?!(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception): )\S|\s*File \")")
+# A native backtrace's frames (glibc backtrace_symbols, Open MPI's signal handler) are the crash
+# report, not the program's work: "[ 3] /user-environment/.../libmpi.so.40(NBC_Progress+0x164)
+# [0x400029a97bd4]", "[ 8] .../osu_iallreduce[0x40424c]" (eth-cscs/cscs-docs).
+RAW_CONTEXT = re.compile(r"^(\s{2,}(?!what\(\):)(?!(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception): )\S|\s*File \"|"
+                         r"\s*\[\s*\d+\]\s+\S+?(?:\([^)]*\))?\s*\[0x[0-9a-f]+\]\s*$)")
 
 # CANN's indented detail lines name the failing call and its source position.
 _CANN_DETAIL = re.compile(r"\b(failed|error)\b.{0,200}\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]", re.I)

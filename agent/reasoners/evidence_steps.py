@@ -435,6 +435,9 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
         return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing}, called from the job's checkout at "
                 f"{caller}: check what the job passes there, and whether this {innermost.package} version supports it "
                 "(the version the project pins, or its issue tracker for the message).")
+    if rejected_input(before, stack):
+        return (f"{innermost.package} raised this {exc['exc']} on purpose ({innermost}: `{before[-1].strip()}`): it rejects "
+                "a value the job gave it, so change the setting, path or input the message names, not the code.")
     # Every frame is the stack's: the bug is in it, or in how two of its pieces meet. The frame
     # where one package calls into another is where the bad value crossed (verl's checkpoint
     # manager calling transformers' from_config without trust_remote_code, verl-project/verl#5200).
@@ -447,6 +450,22 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
     return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing}{crossing}, and no frame is the job's "
             f"own code: it is {whose} for this message and move to the release that fixes it, or pin the versions the "
             "project was tested with.")
+
+
+_INPUT_CHECK_RAISE = re.compile(r"^\s+raise (?:ValueError|TypeError|KeyError)\b")
+
+
+def rejected_input(before: list[str], stack: list[Frame] | None = None) -> bool:
+    """The job's entry package refused what the job gave it: the failing statement is its own
+    ``raise ValueError(...)`` and no other package of the stack called into it. "raise
+    ValueError(f"Undefined dataset {name} in {DATA_CONFIG}.")" above "ValueError: Undefined
+    dataset mllm_demo in dataset_info.json." (hiyouga/LlamaFactory#7703, run from outside the
+    checkout). torch refusing Megatron's call (no process group yet) is Megatron's bug instead."""
+    if not before or _INPUT_CHECK_RAISE.match(before[-1]) is None:
+        return False
+    stack = frames(before) if stack is None else stack
+    packages = {f.package for f in stack if f.package != STDLIB}
+    return len(packages) == 1 and None not in packages
 
 
 # Messages printed below the line that announces them:

@@ -29,7 +29,7 @@ from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
-from .evidence_steps import MISSING_PATH, STDLIB, evidence_steps, frames, message_hints
+from .evidence_steps import MISSING_PATH, STDLIB, evidence_steps, frames, message_hints, rejected_input
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -345,6 +345,9 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         return setup
     if (choice.category, choice.subcategory) == ("user", "script_bug"):
         stack = _stack_only_frames(evidence.root_before)
+        if stack and rejected_input(_traceback_above(evidence.root_before)):
+            return replace(choice, category="user", subcategory="configuration", doc_id=None, by_signature=False,
+                           why=f"{choice.why}; {stack[-1]} raised it on purpose, rejecting a value the job gave it")
         if stack:
             # The user-code doc's steps ("fix your code") no longer apply: the frames lead.
             return replace(choice, category="framework", subcategory="framework_bug", doc_id=None, by_signature=False,
