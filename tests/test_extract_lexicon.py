@@ -97,6 +97,9 @@ from agent.extract import lexicon
         ("[nid<NUM>:<NUM>] [<NUM>] <PATH>[<HEX>]", "[nid006549:31808] [10] /user-environment/env/default/libexec/"
          "osu-micro-benchmarks/mpi/collective/osu_iallreduce[0x404e98]", "context"),
         ("[<NUM>:<NUM>] step <NUM> done", "[10:30] step 5 done", "candidate"),  # a time, not a host:pid prefix
+        # tqdm's redraw starts with a carriage return, not an indent (pedramh-profiling e3sm_train_3167436.e).
+        ("<NUM>%| | <ITER>/<NUM> [<NUM>:<NUM><?, ?it/s] Epoch [<NUM>/<NUM>], Year <NUM>, Loss: <NUM>",
+         "\r  0%|                              | 0/2281 [00:00<?, ?it/s]Epoch [1/100], Year 2015, Loss: 0.8920", "candidate"),
     ],
 )
 def test_role_of(template: str, raw: str, role: str) -> None:

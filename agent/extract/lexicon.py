@@ -110,11 +110,12 @@ CONTEXT = re.compile(
 # An indented line is a traceback's source line, unless it is an exception's message: a log
 # pasted with an indent keeps its shape ("  TypeError: must be real number, not NoneType" in
 # a commit message's two-space indented traceback, bytedance/byteps 10dad881). Source code never
-# reads "Name: message".
+# reads "Name: message". Indentation is spaces and tabs: tqdm starts each redraw with a carriage
+# return ("\r  0%|    | 0/2281 [00:00<?, ?it/s", pedramh-profiling e3sm_train_3167436.e).
 # A native backtrace's frames (glibc backtrace_symbols, Open MPI's signal handler) are the crash
 # report, not the program's work: "[ 3] /user-environment/.../libmpi.so.40(NBC_Progress+0x164)
 # [0x400029a97bd4]", "[ 8] .../osu_iallreduce[0x40424c]" (eth-cscs/cscs-docs).
-RAW_CONTEXT = re.compile(r"^(\s{2,}(?!what\(\):)(?!(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception): )\S|\s*File \"|"
+RAW_CONTEXT = re.compile(r"^([ \t]{2,}(?!what\(\):)(?!(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception): )\S|\s*File \"|"
                          r"\s*\[\s*\d+\]\s+\S+?(?:\([^)]*\))?\s*\[0x[0-9a-f]+\]\s*$)")
 
 # CANN's indented detail lines name the failing call and its source position.
