@@ -340,3 +340,18 @@ def test_a_stack_that_raised_on_purpose_rejected_the_jobs_input() -> None:
     # A re-raised worker exception is not a check at all (torch/_utils.py reraise).
     assert not rejected_input(['  File "/usr/local/lib/python3.10/dist-packages/torch/_utils.py", line 719, in reraise',
                                "    raise exception"])
+
+
+def test_a_message_that_numbers_its_own_workarounds_is_quoted() -> None:
+    # protobuf's descriptor error (EleutherAI/gpt-neox commit 86206da).
+    lines = ["TypeError: Descriptors cannot not be created directly.",
+             "If you cannot immediately regenerate your protos, some other possible workarounds are:",
+             " 1. Downgrade the protobuf package to 3.20.x or lower."]
+    assert message_hints(lines)[0] == "Downgrade the protobuf package to 3.20.x or lower."
+    assert message_hints(["Epoch 1. Use of this model is restricted"]) == []  # not a numbered list item
+
+
+def test_an_argument_the_library_dropped_is_named() -> None:
+    # aws-samples/awsome-distributed-training commit bff3aa29: datasets 4 dropped trust_remote_code.
+    step = steps_from_message("[ERROR] datasets.load: trust_remote_code is not supported anymore.")
+    assert step and "`trust_remote_code`" in step[0] and "by datasets" in step[0] and "remove it" in step[0]

@@ -187,9 +187,22 @@ _BOILERPLATE_HINT = re.compile(
 MAX_HINTS = 2
 
 
+# A message that numbers its own workarounds: "If you cannot immediately regenerate your protos,
+# some other possible workarounds are:" / " 1. Downgrade the protobuf package to 3.20.x or lower."
+# (protobuf's descriptor error, EleutherAI/gpt-neox commit 86206da).
+_NUMBERED_REMEDY = re.compile(
+    r"^\s*\d[.)]\s+(?P<hint>(?:Downgrade|Upgrade|Install|Uninstall|Reinstall|Pin|Set|Unset|Use|Pass|Remove|Add|Run|Export)\b"
+    r".{8,200}?)\.?\s*$"
+)
+
+
 def message_hints(lines: list[str]) -> list[str]:
-    """The remedies the error message itself spells out (its own 'You can ...', 'Please ...')."""
+    """The remedies the error message itself spells out (its own 'You can ...', 'Please ...',
+    its numbered workarounds)."""
     hints: list[str] = []
+    for line in lines:
+        if (m := _NUMBERED_REMEDY.match(line)) and not _BOILERPLATE_HINT.search(m["hint"]):
+            hints.append(m["hint"].strip().rstrip(".") + ".")
     # A long message arrives wrapped over several lines: read them as one text.
     text = " ".join(line.strip() for line in lines)
     for m in _HINT.finditer(text):
@@ -295,8 +308,18 @@ def _missing_path(text: str) -> str | None:
     return None
 
 
+# A library that dropped an argument says so by name: "[ERROR] datasets.load: trust_remote_code is
+# not supported anymore." (aws-samples/awsome-distributed-training commit bff3aa29).
+_DROPPED_ARGUMENT = re.compile(
+    r"(?:(?P<where>[\w.]+): )?`?(?P<arg>[A-Za-z_][\w.-]*)`? is (?:not supported anymore|no longer supported)")
+
+
 def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
     """Steps that name what the failing message names (a module, a library, a path, a URL)."""
+    if m := _DROPPED_ARGUMENT.search(text):
+        where = f" by {m['where'].split('.')[0]}" if m["where"] else ""
+        return [f"`{m['arg']}` is no longer accepted{where}: remove it from the call or config that passes it (the "
+                "installed release dropped it), or pin the release the code was written for."]
     if m := _NO_MODULE.search(text):
         mod = m["mod"]
         top = mod.split(".")[0]
