@@ -219,6 +219,10 @@ def test_a_time_limit_that_ended_a_hang_says_so_and_a_crash_does_not(tmp_path) -
     barred = job("barred", bar + "slurmstepd: error: *** JOB 42 ON node7 CANCELLED AT 2024-05-01T12:30:00 DUE TO TIME LIMIT ***",
                  ("Epoch [1/100], Loss: 0.1461:" + bar,))
     assert not any("logged no progress" in s for s in barred)
+    # An ordinary undated line was printed once: the silence after it is still a silence.
+    info = job("info", "slurmstepd: error: *** JOB 42 ON node7 CANCELLED AT 2024-05-01T12:30:00 DUE TO TIME LIMIT ***",
+               ("node-01:63050:63263 [2] NCCL INFO Bootstrap : Using bond0:10.68.0.5<0>",))
+    assert any("logged no progress after iteration 290" in s for s in info)
 
 
 def test_a_fallback_warning_above_the_traceback_names_the_unsupported_operator() -> None:

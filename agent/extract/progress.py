@@ -18,7 +18,7 @@ import numpy as np
 
 from ..mining import MinedJob
 from ..records import NodeLog
-from .routine import routine_mask, routine_templates
+from .routine import INFO_LEVEL, routine_mask, routine_templates
 from .table import EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -201,17 +201,25 @@ def heartbeat_templates(table: EventTable, progress_tids: set[int], weights: Wei
     return beats
 
 
+# A progress bar redraws itself in place: its one line stands for work all along, up to its
+# last drawing. Real line (tqdm, rcc-uchicago/pedramh-profiling e3sm_train_3166345.e):
+#   "Epoch [1/100], Year 2015, Loss: 0.1432:   0%|          | 19/9125 [25:54<181:35:17, 71.79s/it]"
+_BAR = re.compile(r"%\|[^|]*\|\s*\S+/\S+\s*\[")
+
+
 def undated_work(mined: MinedJob, table: EventTable, work: frozenset[int]) -> np.ndarray:
-    """``(earliest, latest)`` per routine line that carries no time of its own: it was printed
-    after its file's previous stamped line and before the next one, no more is known. tqdm
-    draws its bar without a timestamp, and Slurm's stop lands on it ("... 19/9125 [25:54<...,
-    71.79s/it]slurmstepd: error: *** JOB 3166345 ON c561-005 CANCELLED AT 2026-05-29T13:10:54
-    DUE TO TIME LIMIT ***", rcc-uchicago/pedramh-profiling e3sm_train_3166345.e): the job
-    trained until the stop, though its last stamped line is 26 minutes older."""
+    """``(earliest, latest)`` per progress bar that carries no time of its own: it was drawn
+    after its file's previous stamped line and redrawn up to the next one. tqdm draws without
+    a timestamp, and Slurm's stop lands on the bar ("... 19/9125 [25:54<..., 71.79s/it]slurmstepd:
+    error: *** JOB 3166345 ON c561-005 CANCELLED AT 2026-05-29T13:10:54 DUE TO TIME LIMIT ***",
+    e3sm_train_3166345.e): the job trained until the stop, though its last stamped line is 26
+    minutes older. An ordinary undated line (NCCL's INFO at start-up) was printed once, and a
+    silence after it is still a silence."""
+    bars = [tid for tid in work if _BAR.search(mined.miner.template(tid))]
     spans: list[np.ndarray] = []
     for name, log in mined.nodes.items():
         stamped = np.flatnonzero(log.stamped & ~np.isnan(log.ts))
-        undated = np.flatnonzero(routine_mask(log, work) & ~log.stamped & ~np.isnan(log.ts))
+        undated = np.flatnonzero(np.isin(log.template, bars) & (log.level <= INFO_LEVEL) & ~log.stamped & ~np.isnan(log.ts))
         if not len(stamped) or not len(undated):
             continue
         nxt = np.searchsorted(stamped, undated)
