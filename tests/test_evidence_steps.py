@@ -359,3 +359,23 @@ def test_an_argument_the_library_dropped_is_named() -> None:
     # aws-samples/awsome-distributed-training commit bff3aa29: datasets 4 dropped trust_remote_code.
     step = steps_from_message("[ERROR] datasets.load: trust_remote_code is not supported anymore.")
     assert step and "`trust_remote_code`" in step[0] and "by datasets" in step[0] and "remove it" in step[0]
+
+
+def test_a_collective_timeout_names_the_nccl_settings_the_job_changed(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+
+    def steps(name: str, settings: list[str]) -> list[str]:
+        logs = tmp_path / name
+        logs.mkdir()
+        # argonne-lcf/alcf-nccl-tests pytests/VAE with_aws.log: PHB with the OFI plugin, then every rank times out.
+        lines = [*settings, "[2024-11-08 21:20:00] epoch 0 starting",
+                 "[rank0]:[E1108 21:30:01.000000000 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+                 "timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600003 "
+                 "milliseconds before timing out."]
+        (logs / "console.log").write_text("\n".join(lines) + "\n")
+        return Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1).remediation
+
+    changed = steps("phb", ["x3006c0s13b0n0:21304:21304 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PHB",
+                            "x3006c0s13b0n0:21304:21304 [0] NCCL INFO NCCL_CROSS_NIC set by environment to 1."])
+    assert any("NCCL_NET_GDR_LEVEL=PHB, NCCL_CROSS_NIC=1," in s for s in changed)
+    assert not any("changed NCCL settings" in s for s in steps("defaults", []))

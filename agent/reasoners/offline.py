@@ -123,7 +123,7 @@ class OfflineReasoner:
         if choice.doc_id == RACE_DOC:  # the path existed: "check the argument that sets it" would mislead
             named = [step for step in named if MISSING_PATH not in step]
         hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
-        named = [*hints, *_mismatch_step(mismatch), *named, *_hang_step(evidence)]
+        named = [*hints, *_mismatch_step(mismatch), *named, *_hang_step(evidence), *_overrides_step(evidence)]
         if doc is not None and choice.by_signature:
             steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
         elif doc is not None:
@@ -526,6 +526,33 @@ def _root_cause(evidence: Evidence, d: Diagnosis, title: str | None, why: str) -
         line = line[:157] + "..."
     sentence = f"The first failure-indicating message {where} {when}{cite} was: {line}"
     return sentence + (f" — it {why}." if title else f"; it {why}.")
+
+
+# NCCL reports each setting the job changed from its defaults: "NCCL INFO NCCL_NET_GDR_LEVEL set
+# by environment to PHB" (argonne-lcf/alcf-nccl-tests, pytests/VAE with_aws.log: every rank then timed
+# out in its first broadcast across nodes, and the same job without the setting trained).
+_NCCL_OVERRIDE = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
+MAX_OVERRIDES = 6
+
+
+def _overrides_step(evidence: Evidence) -> list[str]:
+    """A collective that timed out with no error of its own: the NCCL settings the job changed
+    from their defaults are the first suspects, named as the log printed them."""
+    extraction = evidence.extraction
+    if extraction is None or extraction.mined is None or not extraction.events or extraction.events[0].role_kind != "wait":
+        return []
+    found: dict[str, str] = {}
+    for log in extraction.mined.nodes.values():
+        for samples in log.samples.values():
+            for text in samples:
+                if (m := _NCCL_OVERRIDE.search(text)) and m.group(1) not in found:
+                    found[m.group(1)] = m.group(2).rstrip(".,;")
+    if not found:
+        return []
+    listed = ", ".join(f"{k}={v}" for k, v in list(found.items())[:MAX_OVERRIDES])
+    return [f"The job changed NCCL settings from their defaults ({listed}, as NCCL logged them): with no error "
+            "of its own behind the timeout, rerun once without them, or with the values the cluster documents, to "
+            "see whether one of them stalls the collectives."]
 
 
 def _hang_step(evidence: Evidence) -> list[str]:
