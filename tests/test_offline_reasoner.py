@@ -315,6 +315,12 @@ def test_a_doc_near_only_in_wording_gets_one_step_not_its_plan() -> None:
     assert "nearest doc by wording" in steps and "Cut host memory use." in steps
     assert "Use a larger node." not in steps and "Disable the memory monitor." not in steps
     assert d.collect_next == ["free -g on the node"]
+    # A guess never asks for a stack change: its first step that changes nothing installed is given, or none.
+    doc.remediation = ["Upgrade datasets: pip install -U datasets.", "Cut host memory use."]
+    steps = "\n".join(OfflineReasoner().reason(ev).remediation)
+    assert "Cut host memory use." in steps and "Upgrade" not in steps
+    doc.remediation = ["Upgrade datasets: pip install -U datasets.", 'Or pin fsspec: pip install "fsspec<2023.10".']
+    assert "nearest doc by wording" not in "\n".join(OfflineReasoner().reason(ev).remediation)
 
 
 def test_a_delete_that_finds_its_target_gone_lost_a_race_between_ranks() -> None:

