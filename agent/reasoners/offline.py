@@ -7,13 +7,16 @@ ahead of the wording of one message:
 1. a pattern an SRE confirmed (``l4 library confirm``) settles the category;
 2. shape rules: a node its peers lost that reports nothing itself, ranks in different
    collectives, a delete or rename that found its own target gone (ranks racing on one
-   path), a timeout far below the stack's default, an internal assertion of the framework;
+   path), a timeout far below the stack's default, an internal assertion of the framework
+   (not one the job's own script raised);
 3. a specific doc signature on a failure-indicating event;
 4. a vote of the nearest retrieved docs plus the wording rules.
 
 Where the fault sits then refines the verdict: a code or path error confined to some
 nodes points at those nodes rather than at the job's code or arguments, and a "script bug"
-whose traceback holds no frame of the job's own code is the stack's.
+whose traceback holds no frame of the job's own code is the stack's, unless the stack raised
+it on purpose to refuse the job's input. A doc near only in wording gives one step, never a
+stack change.
 """
 
 from __future__ import annotations
