@@ -97,6 +97,8 @@ from agent.extract import lexicon
         ("[nid<NUM>:<NUM>] [<NUM>] <PATH>[<HEX>]", "[nid006549:31808] [10] /user-environment/env/default/libexec/"
          "osu-micro-benchmarks/mpi/collective/osu_iallreduce[0x404e98]", "context"),
         ("[<NUM>:<NUM>] step <NUM> done", "[10:30] step 5 done", "candidate"),  # a time, not a host:pid prefix
+        # Python's threading header above a thread's traceback (JFrankLee/AI PaddleSeg train log).
+        ("Exception in thread Thread-<NUM>:", "Exception in thread Thread-2:", "context"),
         # tqdm's redraw starts with a carriage return, not an indent (pedramh-profiling e3sm_train_3167436.e).
         ("<NUM>%| | <ITER>/<NUM> [<NUM>:<NUM><?, ?it/s] Epoch [<NUM>/<NUM>], Year <NUM>, Loss: <NUM>",
          "\r  0%|                              | 0/2281 [00:00<?, ?it/s]Epoch [1/100], Year 2015, Loss: 0.8920", "candidate"),

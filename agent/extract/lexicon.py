@@ -82,6 +82,10 @@ CONTEXT = re.compile(
     # the error ("Error executing job with overrides: ['algorithm.adv_estimator=grpo', ...]",
     # verl-project/verl#3828; linfeng-du/direct-preference-optimization's SFT run).
     r"^\s*Error executing job with overrides:|"
+    # Python's threading prints a header above an uncaught exception's traceback; the exception
+    # the traceback ends in is the error ("Exception in thread Thread-2:" above a DataLoader
+    # thread's traceback, JFrankLee/AI PaddleSeg train log).
+    r"Exception in thread [\w.<>-]+(?: \([\w.<>-]+\))?:\s*$|"
     r"TORCH_USE_CUDA_DSA|CUDA_LAUNCH_BLOCKING|ASCEND_LAUNCH_BLOCKING|might be asynchronously reported|"
     r"^\s*Exception raised from .{0,200}\(most recent call first\)|^\s*\[frame (<NUM>|\d+)\]|^\s*Stacktrace \((<NUM>|\d+) entries\)|"
     # A call on a line of its own is a frame; MPICH's error stack ("MPID_nem_tcp_init(379)....:
