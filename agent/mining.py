@@ -159,6 +159,9 @@ class MinedJob:
     miner: Miner
     nodes: dict[str, NodeLog]
     timings: dict[str, float] = field(default_factory=dict)
+    # Readings derived from the mined lines alone (routine work's templates), computed once per
+    # job however many extractors ask; a copy with imputed times shares them (same templates).
+    derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def warnings(self) -> list[str]:

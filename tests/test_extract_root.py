@@ -301,7 +301,8 @@ def test_select_leaves_its_candidates_unchanged() -> None:
                                                          source=Path("n0.log"), lineno=np.arange(1, 8),
                                                          template=np.array([0, 0, 0, 0, 0, 1, 2]),
                                                          stamped=np.ones(7, dtype=bool), level=np.zeros(7, dtype=np.int8))},
-                            miner=SimpleNamespace(template=lambda tid: "step <NUM>" if tid == 0 else table.events[tid].template))
+                            miner=SimpleNamespace(template=lambda tid: "step <NUM>" if tid == 0 else table.events[tid].template),
+                            derived={})
     chosen = select(scored, mined, table)  # type: ignore[arg-type]
     assert [(e.tid, e.role) for e in chosen.events] == [(1, "root"), (2, "companion")]
     assert scored == before  # roles and reasons of the inputs did not change

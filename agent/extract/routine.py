@@ -20,7 +20,10 @@ INFO_LEVEL = LEVEL_CODES["INFO"]
 def routine_templates(mined: MinedJob) -> frozenset[int]:
     """Templates of routine work: a line with text, no error words or fault mark, not a
     traceback frame, a wait, teardown or context (its raw line read too: a masked template
-    can hide the words that make it context)."""
+    can hide the words that make it context). Computed once per mined job."""
+    cached = mined.derived.get("routine_templates")
+    if isinstance(cached, frozenset):
+        return cached
     routine: set[int] = set()
     seen: set[int] = set()
     for log in mined.nodes.values():
@@ -32,7 +35,9 @@ def routine_templates(mined: MinedJob) -> frozenset[int]:
             raw = (log.samples.get(tid) or [""])[0]
             if text.strip() and lexicon.role_of(text, raw) == "candidate" and lexicon.is_routine(text):
                 routine.add(tid)
-    return frozenset(routine)
+    found = frozenset(routine)
+    mined.derived["routine_templates"] = found
+    return found
 
 
 def routine_mask(log: NodeLog, routine: frozenset[int], start: int = 0) -> np.ndarray:
