@@ -204,7 +204,7 @@ def heartbeat_templates(table: EventTable, progress_tids: set[int], weights: Wei
 # A progress bar redraws itself in place: its one line stands for work all along, up to its
 # last drawing. Real line (tqdm, rcc-uchicago/pedramh-profiling e3sm_train_3166345.e):
 #   "Epoch [1/100], Year 2015, Loss: 0.1432:   0%|          | 19/9125 [25:54<181:35:17, 71.79s/it]"
-_BAR = re.compile(r"%\|[^|]*\|\s*\S+/\S+\s*\[")
+PROGRESS_BAR = re.compile(r"%\|[^|]*\|\s*\S+/\S+\s*\[")
 
 
 def undated_work(mined: MinedJob, table: EventTable, work: frozenset[int]) -> np.ndarray:
@@ -215,7 +215,7 @@ def undated_work(mined: MinedJob, table: EventTable, work: frozenset[int]) -> np
     e3sm_train_3166345.e): the job trained until the stop, though its last stamped line is 26
     minutes older. An ordinary undated line (NCCL's INFO at start-up) was printed once, and a
     silence after it is still a silence."""
-    bars = [tid for tid in work if _BAR.search(mined.miner.template(tid))]
+    bars = [tid for tid in work if PROGRESS_BAR.search(mined.miner.template(tid))]
     spans: list[np.ndarray] = []
     for name, log in mined.nodes.items():
         stamped = np.flatnonzero(log.stamped & ~np.isnan(log.ts))

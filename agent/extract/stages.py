@@ -16,7 +16,7 @@ import numpy as np
 
 from ..mining import MinedJob
 from ..records import NodeLog
-from .progress import Timeline
+from .progress import PROGRESS_BAR, Timeline
 from .table import EventStats, EventTable
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -49,10 +49,9 @@ _INIT = re.compile(
 _MLLOG_TRAINING = re.compile(r'"key": "(?:run_start|block_start|epoch_start|eval_start)"')
 _MLLOG_MODEL = re.compile(r'"key": "weights_initialization"')
 
-# A progress bar that reports a loss counts training steps; loading bars count shards or
-# files and print no loss. Real line (tqdm, rcc-uchicago/pedramh-profiling e3sm_train_3166345.e):
+# A progress bar (``progress.PROGRESS_BAR``) that reports a loss counts training steps; loading
+# bars count shards or files and print no loss. Real line (tqdm, pedramh-profiling e3sm_train_3166345.e):
 #   "Epoch [1/100], Year 2015, Loss: 0.1432:   0%|          | 19/9125 [25:54<181:35:17, 71.79s/it]"
-_BAR = re.compile(r"%\|[^|]*\|\s*\S+/\S+\s*\[")
 _LOSS = re.compile(r"(?i)\bloss\b")
 
 WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_done")  # steps, not faults
@@ -148,7 +147,7 @@ def stage_of_template(template: str) -> str | None:
         return "training"
     if _MLLOG_MODEL.search(template):
         return "model_loading"
-    if _LOSS.search(template) and _BAR.search(template):
+    if _LOSS.search(template) and PROGRESS_BAR.search(template):
         return "training"
     if _CKPT_SAVE_DONE.search(template):
         return "checkpoint_done"

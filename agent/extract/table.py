@@ -27,6 +27,16 @@ class NodeEventStats:
     first_ts_latest: float = math.nan
 
 
+def _early_quantile(values: list[float]) -> float:
+    """The earliest of a few times; on more nodes, the first quartile (NaN ignored)."""
+    times = sorted(t for t in values if not math.isnan(t))
+    if not times:
+        return math.nan
+    if len(times) <= 3:
+        return times[0]
+    return times[int(0.25 * (len(times) - 1))]
+
+
 @dataclass
 class EventStats:
     """One template across the job."""
@@ -49,23 +59,13 @@ class EventStats:
     def first_ts(self) -> float:
         """When the job first showed this event. On many nodes, a low quantile rather than
         the minimum: one node with a wrong clock must not move a job-wide event earlier."""
-        times = sorted(s.first_ts for s in self.per_node.values() if not math.isnan(s.first_ts))
-        if not times:
-            return math.nan
-        if len(times) <= 3:
-            return times[0]
-        return times[int(0.25 * (len(times) - 1))]
+        return _early_quantile([s.first_ts for s in self.per_node.values()])
 
     @property
     def first_ts_latest(self) -> float:
         """The latest time the event may first have been printed (``first_ts``'s quantile over
         each node's latest possible first time): an undated line may belong to a later burst."""
-        times = sorted(s.first_ts_latest for s in self.per_node.values() if not math.isnan(s.first_ts_latest))
-        if not times:
-            return math.nan
-        if len(times) <= 3:
-            return times[0]
-        return times[int(0.25 * (len(times) - 1))]
+        return _early_quantile([s.first_ts_latest for s in self.per_node.values()])
 
     def first_node(self) -> str:
         """The node that printed it first (by corrected time, then by name)."""
