@@ -185,3 +185,57 @@ def test_a_known_faults_own_line_is_a_root_however_plainly_it_is_logged(tmp_path
     ]
     library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
     assert "EXT4-fs error" in root_text(tmp_path, lines, library=library)
+
+
+def event_texts(tmp_path: Path, lines: list[str]) -> list[str]:
+    logs = tmp_path / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    (logs / "console.log").write_text("\n".join(lines) + "\n")
+    return [e.template for e in extract(mine_job(logs, workers=1), None, None, Weights()).events]
+
+
+def test_the_exception_an_error_raised_is_reported_with_it(tmp_path: Path) -> None:
+    # NERSC perlmutter NCCL test (slurm-pm-test-8596): the WARN says what broke, the
+    # RuntimeError below it is what the process died of; an SRE points at both.
+    lines = ["nid001028:129497:129564 [3] misc/ibvwrap.cc:268 NCCL WARN Call to ibv_create_cq failed",
+             "Traceback (most recent call last):",
+             '  File "allreduce.py", line 30, in <module>',
+             "    dist.all_reduce(t)",
+             "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8"]
+    texts = event_texts(tmp_path, lines)
+    assert "NCCL WARN Call to ibv_create_cq failed" in texts[0]
+    assert any("unhandled system error" in t for t in texts[1:])
+    # With 80 lines of work between them, the warning was survived: the exception stands alone.
+    (tmp_path / "far").mkdir()
+    far = [lines[0], *[f"step {i} loss 2.{i}" for i in range(80)], *lines[1:]]
+    texts = event_texts(tmp_path / "far", far)
+    assert len(texts) == 1 and "unhandled system error" in texts[0]
+
+
+def test_cpp_uncaught_exception_is_its_type_and_its_what(tmp_path: Path) -> None:
+    # horovod/horovod#1341
+    lines = ["[1,0]<stderr>:starting worker",
+             "terminate called after throwing an instance of 'gloo::EnforceNotMet'",
+             "  what():  [enforce fail at /tmp/horovod/third_party/gloo/gloo/transport/tcp/device.cc:88] ifa != nullptr. "
+             "Unable to find address for: eth0"]
+    texts = event_texts(tmp_path, lines)
+    assert "Unable to find address for" in texts[0]
+    assert any("terminate called after throwing" in t for t in texts[1:])
+
+
+def test_a_relayed_exception_is_reported_with_the_exception_it_relays(tmp_path: Path) -> None:
+    # verl-project/verl#1763: Ray prints the task's exception under RayTaskError(<class>).
+    lines = ["Traceback (most recent call last):",
+             '  File "/root/verl/verl/trainer/main_ppo.py", line 64, in main',
+             "    ray.get(runner.run.remote(config))",
+             "ray.exceptions.RayTaskError(FileNotFoundError): ray::TaskRunner.run() (pid=34827, ip=172.17.0.5)",
+             '  File "/root/verl/verl/utils/dataset/rl_dataset.py", line 96, in _read_files_and_tokenize',
+             '    dataframe = datasets.load_dataset("parquet", data_files=parquet_file)["train"]',
+             "FileNotFoundError: Unable to find '/root/data/gsm8k/train.parquet'"]
+    texts = event_texts(tmp_path, lines)
+    assert "FileNotFoundError: Unable to find" in texts[0]
+    assert any("RayTaskError(FileNotFoundError)" in t for t in texts[1:])
+    # A relay of another class is another exception.
+    (tmp_path / "other").mkdir()
+    other = [*lines[:3], lines[3].replace("FileNotFoundError", "KeyError"), *lines[4:]]
+    assert not any("RayTaskError" in t for t in event_texts(tmp_path / "other", other)[1:])

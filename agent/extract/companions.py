@@ -143,3 +143,71 @@ def exception_under_header(
         elif not (text[:1].isspace() or lexicon.unprefixed(text).lstrip().startswith("File ")):
             break  # neither a frame, its source line, nor an exception: past the traceback
     return last
+
+
+FATAL_EXCEPTION_LINES = 60  # how far below an error the exception it raised may end its traceback
+
+
+def fatal_exception(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate | None:
+    """The exception a process died of, right after the error that caused it: an SRE points
+    at both (the NCCL WARN and the "RuntimeError: NCCL error ... unhandled system error" it
+    raised, NERSC perlmutter nccl test slurm-pm-test-8596)."""
+    stats = table.events[root.tid]
+    if lexicon.is_exception_line(first_sample(mined, stats)):
+        return None
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    by_tid = {e.tid: e for e in scored if e.role in ("candidate", "wait")}
+    for p in range(pos + 1, min(len(log.template), pos + 1 + FATAL_EXCEPTION_LINES)):
+        tid = int(log.template[p])
+        if tid == root.tid:
+            continue
+        if lexicon.is_exception_line((log.samples.get(tid) or [""])[0]):
+            return by_tid.get(tid)
+    return None
+
+
+_TERMINATE = re.compile(r"terminate called after throwing an instance of")
+
+
+def thrown_type(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate | None:
+    """C++'s report of an uncaught exception is two lines, its type and its what(): one fault
+    ("terminate called after throwing an instance of 'gloo::EnforceNotMet'" above
+    "what():  [enforce fail at .../gloo/transport/tcp/device.cc:88] ...", horovod/horovod#1341)."""
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    if pos == 0 or "what():" not in first_sample(mined, stats):
+        return None
+    above = int(log.template[pos - 1])
+    if not _TERMINATE.search((log.samples.get(above) or [""])[0]):
+        return None
+    return next((e for e in scored if e.tid == above), None)
+
+
+def relay_of(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable, w: Weights
+) -> EventCandidate | None:
+    """The line that relays the root's exception to the process that waited for it (Ray's
+    "ray.exceptions.RayTaskError(OSError): ray_Train:train() (pid=45173, host=...)" above
+    "OSError: [Errno 122] Disk quota exceeded", ninamiolane/vaetree run.err): it names the
+    task and the host that failed, so an SRE points at it with the exception."""
+    stats = table.events[root.tid]
+    cls = lexicon.exception_class(first_sample(mined, stats))
+    if not cls:
+        return None
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    by_tid = {e.tid: e for e in scored}
+    for p in range(max(0, pos - w.surfacing_lines), min(len(log.template), pos + w.surfacing_lines)):
+        tid = int(log.template[p])
+        if tid != root.tid and lexicon.relayed_class((log.samples.get(tid) or [""])[0]) == cls:
+            return by_tid.get(tid)
+    return None

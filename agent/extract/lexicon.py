@@ -289,10 +289,20 @@ def is_python_warning(template: str) -> bool:
 # Caught AssertionError in DataLoader worker process 0." and "AssertionError: SharedMemory
 # objects are None." (kerimoglutolga/open_clip-mixtera output.err).
 _EXCEPTION_CLASS = re.compile(r"^\s*(?:\w+\.)*(?P<cls>\w*(?:Error|Exception))\b:")
+# Ray relays a task's exception under a class that names it: "ray.exceptions.RayTaskError(
+# FileNotFoundError): ray::TaskRunner.run() ..." ends in "FileNotFoundError: Unable to find
+# '/root/data/gsm8k/train.parquet'" (verl-project/verl#1763): one exception, told twice.
+_RELAYED_CLASS = re.compile(r"^\s*(?:\w+\.)*\w*(?:Error|Exception)\((?:\w+\.)*(?P<cls>\w*(?:Error|Exception))\):")
 
 
 def exception_class(raw: str) -> str | None:
     m = _EXCEPTION_CLASS.match(unprefixed(raw))
+    return m.group("cls") if m else None
+
+
+def relayed_class(raw: str) -> str | None:
+    """The class a relaying exception names ("RayTaskError(OSError): ..." -> "OSError")."""
+    m = _RELAYED_CLASS.match(unprefixed(raw))
     return m.group("cls") if m else None
 
 

@@ -450,6 +450,11 @@ def select(
     if statement is not None:
         chosen[statement.tid] = dataclasses.replace(
             statement, role="companion", reasons=["the assert statement the bare AssertionError reports", *statement.reasons])
+    for extra, why in ((companions.fatal_exception(root, scored, mined, table), "the exception the error raised"),
+                       (companions.thrown_type(root, scored, mined, table), "the type of the exception thrown"),
+                       (companions.relay_of(root, scored, mined, table, w), "the same exception, relayed to its caller")):
+        if extra is not None and extra.tid not in chosen:
+            chosen[extra.tid] = dataclasses.replace(extra, role="companion", reasons=[why, *extra.reasons])
     for e, reason in companions.companions_of(root, roots_pool, mined, table, n_nodes, w):
         if e.tid not in chosen and len(chosen) < MAX_EVENTS:
             chosen[e.tid] = dataclasses.replace(e, role="companion", reasons=[reason, *e.reasons])
