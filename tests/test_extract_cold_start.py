@@ -239,3 +239,21 @@ def test_a_relayed_exception_is_reported_with_the_exception_it_relays(tmp_path: 
     (tmp_path / "other").mkdir()
     other = [*lines[:3], lines[3].replace("FileNotFoundError", "KeyError"), *lines[4:]]
     assert not any("RayTaskError" in t for t in event_texts(tmp_path / "other", other)[1:])
+
+
+def test_an_indented_field_that_is_a_known_fault_is_a_report_not_source(tmp_path: Path) -> None:
+    # nvidia-smi -q indents its fields (NVIDIA's nvidia-smi documentation); a job that slowed
+    # down and finished prints them beside ordinary progress.
+    lines = [*[f" iteration {i}/ 1000 | elapsed time per iteration (ms): 1993.{i} | lm loss 7.1" for i in range(1, 40)],
+             "    Clocks Event Reasons",
+             "        HW Slowdown                       : Active",
+             "            HW Thermal Slowdown           : Active",
+             *[f" iteration {i}/ 1000 | elapsed time per iteration (ms): 4993.{i} | lm loss 7.1" for i in range(40, 45)],
+             "[after training is done]"]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    assert "Slowdown : Active" in root_text(tmp_path, lines, library=library)
+    # A traceback's source line stays source, known wording or not.
+    (tmp_path / "tb").mkdir()
+    source = [*lines[:39], '  File "monitor.py", line 3, in <module>', '    print("HW Thermal Slowdown           : Active")',
+              *lines[42:]]
+    assert "Slowdown" not in root_text(tmp_path / "tb", source, library=library)

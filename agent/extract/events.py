@@ -92,6 +92,18 @@ def wrapped_tail(mined: MinedJob, stats: EventStats) -> bool:
     return bool(_STARTS_MID_WORD.match(sample) and _CUT_MID_WORD.search(above[0]) and len(above[0]) >= WRAP_MIN_WIDTH)
 
 
+_FRAME_LINE = re.compile(r'^\s*File "[^"]+", line \d+')
+
+
+def under_frame(mined: MinedJob, stats: EventStats) -> bool:
+    """Whether the event's first line sits right below a traceback frame: the frame's source line."""
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    above = (log.samples.get(int(log.template[pos - 1])) or [""])[0] if pos > 0 else ""
+    return bool(_FRAME_LINE.match(lexicon.unprefixed(above)))
+
+
 def _recurs_each_attempt(stats: EventStats, window_start: float, w: Weights) -> bool:
     """A launcher that restarts a job appends each attempt to the same log, and a job fails
     the same way each time: an error seen a few times, the last inside the episode, belongs
@@ -153,6 +165,7 @@ def score_event(
     lines_after: int = 0,
     wrapped: bool = False,
     weights: Weights = DEFAULT_WEIGHTS,
+    source_line: bool = False,
 ) -> tuple[EventCandidate, KnownMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
     workflow), and the library match that boosted it, if any.
@@ -184,11 +197,16 @@ def score_event(
     level = ERROR_LEVEL if stats.max_level == 0 and lexicon.is_exception_line(sample) else stats.max_level
     score *= (w.level_factor if history else w.level_factor_no_history).get(level, 1.0)
     known: KnownMatch | None = None
-    if library is not None and role == "candidate":
+    # nvidia-smi -q indents its fields ("            HW Thermal Slowdown           : Active", NVIDIA's
+    # nvidia-smi documentation): an indented line that is a known fault's own message is a
+    # report's field, not a traceback's source line.
+    reported_field = role == "context" and not (wrapped or source_line) and lexicon.indented_only(template, sample)
+    if library is not None and (role == "candidate" or reported_field):
         specific = [m for m in library.match([sample]) if not m.wrapper]  # a wrapper names no cause
         best = max(specific, key=lambda m: m.confidence, default=None)
         if best is not None and best.confidence >= w.library_min_confidence:
             known = best
+            role = "candidate"
     # A known fault's own message ("NET/IB : Got completion from peer ... status=12") says
     # something failed as surely as the word "error" does.
     error_words = lexicon.has_error_words(template) or known is not None
@@ -251,7 +269,7 @@ def score_events(
         candidate, _ = score_event(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
             history=history, library=library, lines_after=lines_after, wrapped=wrapped_tail(mined, stats),
-            weights=weights,
+            weights=weights, source_line=under_frame(mined, stats),
         )
         scored.append(candidate)
     return scored

@@ -198,6 +198,14 @@ def role_of(template: str, raw: str = "") -> str:
     return "candidate"
 
 
+def indented_only(template: str, raw: str) -> bool:
+    """Context only by its indentation: no traceback frame, heading or context word makes it
+    one. Such a line may be a report's indented field instead of a traceback's source line."""
+    template, raw = unprefixed(template), unprefixed(raw)
+    return (not CONTEXT.search(template) and not is_heading(template) and not raw.lstrip().startswith("File ")
+            and bool(re.match(r"[ \t]{2,}\S", raw)))
+
+
 def has_error_words(template: str) -> bool:
     return bool(ERROR_WORDS.search(template) or EXCEPTION.search(template))
 
