@@ -180,3 +180,10 @@ def test_an_excerpt_with_no_stage_marker_takes_the_stage_its_message_most_likely
     assert stage_of("loading", ["Loading checkpoint shards from /models/qwen-72b",
                                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB"]) == "model_loading"
     assert stage_of("other", ["RuntimeError: NCCL error: unhandled system error"]) == "init"
+    # A kernel's own fault needs a step to run; a host's memory runs out in the longest phase.
+    assert stage_of("illegal", ["torch.AcceleratorError: CUDA error: an illegal memory access was encountered"]) == "training"
+    assert stage_of("devices", ["RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                                "devices, cuda:0 and cpu!"]) == "training"
+    assert stage_of("cgroup", ["slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of "
+                               "your processes may have been killed by the cgroup out-of-memory handler."]) == "training"
+    assert stage_of("import", ["ModuleNotFoundError: No module named 'apex'"]) == "init"

@@ -100,14 +100,25 @@ TRAINING_SEQ = 5000
 
 
 # Messages that say where a job most likely was when nothing else does: device memory peaks in
-# the forward and backward passes, and a scheduler's time limit ends a job in its longest phase.
-# Used only when no traceback frame, progress line or loading marker names the stage. Real lines:
+# the forward and backward passes, a kernel's own fault (an illegal address, a device-side
+# assert, tensors on two devices) needs a step to run, and a host's memory or a scheduler's
+# limit runs out in the longest phase. Used only when no traceback frame, progress line or
+# loading marker names the stage. Real lines:
 #   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 36.79 GiB" (MischaDy/electricity-uq job.err)
 #   "slurmstepd: error: *** JOB 61407695 ON holygpu8a11 CANCELLED AT ... DUE TO TIME LIMIT ***"
 #   (kevinrankine/cs287-final), "=>> PBS: job killed: walltime 3633 exceeded limit 3600"
 #   (pedramh-profiling), "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (MrCogito/Deep_learning_2023)
+#   "RuntimeError: Expected all tensors to be on the same device. Expected NPU tensor, ..." (Ascend/pytorch
+#   troubleshooting cases), "torch.AcceleratorError: CUDA error: an illegal memory access was encountered"
+#   and "... CUDA error: device-side assert triggered" (huggingface/trl benchmark/fix_fsdp_sonic.md,
+#   debug_liger_ep.md), "RuntimeError: Trying to backward through the graph a second time" (open-mmlab/mmcv FAQ)
+#   "slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0." (ZwwWayne/K-Net#30),
+#   "Out of memory: Killed process 410126 (python)" (2U1/Qwen-VL-Series-Finetune#135 dmesg), "reason: OOMKilled"
+#   (microsoft/pai#5464), "slurmstepd: error: Exceeded job memory limit" (coqui-ai/STT#2238)
 _LIKELY_TRAINING = re.compile(
-    r"out of memory\. Tried to allocate|DUE TO TIME LIMIT|PBS: job killed: walltime|TERM_RUNLIMIT"
+    r"out of memory\. Tried to allocate|DUE TO TIME LIMIT|PBS: job killed: walltime|TERM_RUNLIMIT|"
+    r"Expected all tensors to be on the same device|an illegal memory access was encountered|device-side assert triggered|"
+    r"backward through the graph a second time|Out of memory: Killed process|oom-kill|OOMKilled|Exceeded job memory limit"
 )
 
 
