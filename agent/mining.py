@@ -49,6 +49,7 @@ from .scan import (  # noqa: F401  (re-exported: the public home of masks and th
     Masker,
     NodeScan,
     scan_lines,
+    unprefixed,
 )
 from .workers import worker_pool
 
@@ -83,12 +84,16 @@ class Miner:
         self.base = base
         self._ids: dict[str, int] = {}  # masked text -> template id (memo)
 
+    # Drain routes a line by its first token: a launcher's prefix ("[rank6]: ") there makes every
+    # line of a file look alike, and "    raise ValueError('num_moe_experts must be non None to use
+    # expert-parallel.')" became one template with the "ValueError: ..." it raises (Ascend/MindSpeed-MM
+    # 1842's traceback, one rank's prefix on every line). Lines are mined without it.
     def learn(self, masked: str) -> int:
-        result = self._drain.add_log_message(masked)
+        result = self._drain.add_log_message(unprefixed(masked))
         return int(result["cluster_id"])
 
     def match(self, masked: str) -> int | None:
-        cluster = self._drain.match(masked, full_search_strategy="fallback")
+        cluster = self._drain.match(unprefixed(masked), full_search_strategy="fallback")
         return None if cluster is None else int(cluster.cluster_id)
 
     def classify(self, masked: str) -> int:

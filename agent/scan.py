@@ -66,6 +66,29 @@ MASKS: tuple[Mask, ...] = (
     Mask("NUM", r"(?<![A-Z\d])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"),
 )
 
+# A launcher's prefix on a line that stayed in its file's text (a per-node file, or a file
+# with one rank's prefixed traceback, which no console split stripped) says who printed the
+# line, not what it is: "[rank0]: PermissionError: [Errno 13] Permission denied: '/glade'"
+# (rcc-uchicago/pedramh-profiling e3sm_train_3166315.e), "[1,3]<stderr>:", and Ray's
+# "(MegatronPolicyWorker pid=1391870) " (NVIDIA-NeMo/RL#3155). Shapes are read after it.
+# wandb's sweep agent relays a failed run's traceback under its own prefix
+# ('wandb: ERROR   File "/cluster/home/.../bert.py", line 220, in train', vyjur/master-project
+# output.err of Slurm job 21171137): the relayed frame is a frame.
+# Open MPI's signal handler names host and pid the same way on each line of its report:
+# "[nid006549:31808] Signal: Segmentation fault (11)" (eth-cscs/cscs-docs, OSU iallreduce on GH200).
+LAUNCHER_PREFIX = re.compile(
+    r"^\s*(?:\[(?:default|rank)(?:\d+|<RANK>|<NUM>)\]:|\[(?:\d+|<NUM>),(?:\d+|<NUM>)\]<std(?:out|err)>:|"
+    r"\((?:[\w.]+ )?pid=(?:\d+|<NUM>)(?:, ip=[^)]*)?\) ?|wandb: ERROR(?= )|"
+    r"\[(?=[\w.<>-]*[A-Za-z])[\w.<>-]+:(?:\d+|<NUM>)\](?= ))[ ]?"
+)
+
+
+def unprefixed(text: str) -> str:
+    """The line without a launcher's prefix (``[rank3]:``, ``[1,3]<stdout>:``, Ray's ``(pid=..)``)."""
+    m = LAUNCHER_PREFIX.match(text)
+    return text[m.end():] if m else text
+
+
 _ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 
 

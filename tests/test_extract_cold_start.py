@@ -257,3 +257,12 @@ def test_an_indented_field_that_is_a_known_fault_is_a_report_not_source(tmp_path
     source = [*lines[:39], '  File "monitor.py", line 3, in <module>', '    print("HW Thermal Slowdown           : Active")',
               *lines[42:]]
     assert "Slowdown" not in root_text(tmp_path / "tb", source, library=library)
+
+
+def test_one_ranks_prefix_does_not_merge_a_raise_statement_with_its_exception(tmp_path: Path) -> None:
+    # Ascend/MindSpeed-MM merge request 1842: every line carries "[rank6]: ", and the raise
+    # statement has the same words as the exception it raises.
+    lines = ['[rank6]:   File "/work/Megatron-LM/megatron/core/transformer/transformer_config.py", line 621, in __post_init__',
+             "[rank6]:     raise ValueError('num_moe_experts must be non None to use expert-parallel.')",
+             "[rank6]: ValueError: num_moe_experts must be non None to use expert-parallel."]
+    assert root_text(tmp_path, lines).endswith("ValueError: num_moe_experts must be non None to use expert-parallel.")
