@@ -95,9 +95,10 @@ class Home:
         return self.cache / f"kb-{content_hash[:16]}"
 
 
-# The shipped prior of healthy runs (``agent.prior``) stands in for missing normal jobs only
-# when asked (`--prior`): on the dev split it changed no score (README, "Without normal jobs").
-USE_PRIOR_BY_DEFAULT = False
+# The shipped prior of healthy runs (``agent.prior``) stands in for missing normal jobs unless
+# `--no-prior`: matched on the message without its log header, it sets aside launcher banners
+# (torchrun's OMP_NUM_THREADS notice) that read as a burst beside the root (README, "Without normal jobs").
+USE_PRIOR_BY_DEFAULT = True
 
 def home() -> Home:
     """The current L4_HOME layout (see ``l4_home``)."""

@@ -345,8 +345,8 @@ class Diagnoser:
     ``profiles``: normal profiles learned from explicit jobs, reused across calls (default:
     the process's). ``weights``: the extractor's tuning (``agent.extract.Weights``).
     ``prior``: the shipped prior of healthy runs (``agent.prior``), read only when a job has
-    no normal jobs; ``SHARED`` loads it on first use, ``None`` goes without (the default
-    while ``config.USE_PRIOR_BY_DEFAULT`` is off).
+    no normal jobs; ``SHARED`` loads it on first use (the default while
+    ``config.USE_PRIOR_BY_DEFAULT`` is on), ``None`` goes without.
     """
 
     def __init__(

@@ -46,6 +46,17 @@ SAMPLES_CHECKED = 9  # sample lines of an event checked against the prior (3 per
 _VALUE = re.compile(r"<[A-Z]+>|\d")  # a mask (<NUM>, <PATH>, <NODE> ...) or a digit: a value, not a word
 
 
+def _headless(key: str) -> str:
+    """A prior key without its leading value tokens: a log header (time, pid, rank, the glog
+    ``file:line]`` tag) says nothing about the message, and loggers differ in how many they print.
+    torch 2.4's torchrun logs "W0104 13:46:27.896000 80302 torch/distributed/run.py:792] Setting
+    OMP_NUM_THREADS environment variable ..." (KellerJordan/modded-nanogpt#61), older ones the
+    bare message (mlcommons/training_results_v1.1 logs)."""
+    tokens = key.split()
+    start = next((i for i, token in enumerate(tokens) if token != WILDCARD), len(tokens))
+    return " ".join(tokens[start:]) or key
+
+
 def prior_key(masked: str) -> str:
     """A masked line with every value-bearing token a wildcard. Azure's MLPerf v2.0 BERT log
     prints "ip-0A23040D:3917:3917 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v5
@@ -82,18 +93,18 @@ class HealthyPrior:
         if self._matcher is None:
             matcher = Miner(similarity=1.0)
             for template in self.templates:
-                self._by_cluster[matcher.learn(template.text)] = template
+                self._by_cluster[matcher.learn(_headless(template.text))] = template
             self._matcher = matcher
         return self._matcher
 
     def sources_of(self, masked: str) -> int:
         """How many healthy sources print this masked line's shape (0: unknown to the prior)."""
-        key = prior_key(masked)
+        key = _headless(prior_key(masked))
         cluster = self._match().match(key)
         template = self._by_cluster.get(cluster) if cluster is not None else None
         if template is None:
             return 0
-        slots = zip(template.text.split(), key.split(), strict=False)
+        slots = zip(_headless(template.text).split(), key.split(), strict=False)
         if any(known == WILDCARD and ERROR_WORDS.search(word) for known, word in slots):
             return 0  # a word of failure where healthy runs printed varying words
         return template.sources

@@ -196,3 +196,12 @@ def test_a_traceback_relayed_by_wandb_is_still_a_traceback() -> None:
     assert lexicon.role_of('wandb: ERROR   File "/cluster/home/u/master-project/src/model/base/bert.py", line 220, in train') == "context"
     assert lexicon.is_exception_line("wandb: ERROR torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 768.00 MiB.")
     assert lexicon.role_of("wandb: Agent Starting Run: em3qtl1s with config:") == "candidate"
+
+
+def test_an_escaped_multi_line_message_is_read_by_its_first_message() -> None:
+    # torchelastic's error file as dlrover's docs quote it: the CUDA hints follow the error in one string.
+    raw = ('      "message": "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution\\n'
+           'CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might '
+           'be incorrect.\\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\\n",')
+    assert lexicon.role_of(raw, raw) != "context" or lexicon.indented_only(raw, raw)
+    assert "asynchronously" not in lexicon.first_message(raw)

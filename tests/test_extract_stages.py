@@ -187,3 +187,8 @@ def test_an_excerpt_with_no_stage_marker_takes_the_stage_its_message_most_likely
     assert stage_of("cgroup", ["slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of "
                                "your processes may have been killed by the cgroup out-of-memory handler."]) == "training"
     assert stage_of("import", ["ModuleNotFoundError: No module named 'apex'"]) == "init"
+
+
+def test_megatrons_training_start_stamp_marks_training() -> None:
+    # bigscience-workshop/bigscience meg_gpt2 Slurm logs
+    assert stage_of_template("[before the start of training step] datetime: <TS>") == "training"

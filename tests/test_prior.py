@@ -160,11 +160,11 @@ def test_the_cli_says_when_the_prior_set_lines_aside(tmp_path: Path) -> None:
     logs = _job(tmp_path, [*START, BENIGN, *CRASH])
     runner = CliRunner()
     env = {"L4_HOME": str(tmp_path / "home")}
-    on = runner.invoke(app, ["diagnose", str(logs), "--prior", "--reasoner", "offline", "-f", "json"], env=env)
+    on = runner.invoke(app, ["diagnose", str(logs), "--reasoner", "offline", "-f", "json"], env=env)  # on by default
     assert on.exit_code == 0, on.output
     assert "1 message type(s) that healthy public runs also print were set aside" in " ".join(on.stderr.split())
     assert "NET/Plugin" not in on.stdout
-    off = runner.invoke(app, ["diagnose", str(logs), "--reasoner", "offline", "-f", "json"], env=env)
+    off = runner.invoke(app, ["diagnose", str(logs), "--no-prior", "--reasoner", "offline", "-f", "json"], env=env)
     assert off.exit_code == 0 and "set aside" not in off.stderr and "NET/Plugin" in off.stdout
 
 
@@ -176,3 +176,16 @@ def test_a_word_of_failure_where_healthy_runs_varied_is_not_vouched_for() -> Non
     masker = Masker()
     assert prior.sources_of(masker.mask(line.format(r=3, n=8, what="Init"))) == 5
     assert prior.sources_of(masker.mask(line.format(r=-1, n=-1, what="Abort"))) == 0
+
+
+def test_a_message_matches_the_prior_whatever_log_header_it_carries() -> None:
+    """torch 2.4's torchrun logs its OMP_NUM_THREADS notice under a glog header
+    (KellerJordan/modded-nanogpt#61); the healthy runs printed it bare."""
+    notice = ("Setting OMP_NUM_THREADS environment variable for each process to be <*> in default, to avoid your "
+              "system being overloaded, please further tune the variable for optimal performance in your application as needed.")
+    prior = HealthyPrior([PriorTemplate(notice, 9, ("cuda",))])
+    masker = Masker()
+    bare = notice.replace("<*>", "1")
+    assert prior.sources_of(masker.mask(bare)) == 9
+    assert prior.sources_of(masker.mask("W0104 13:46:27.896000 80302 torch/distributed/run.py:792] " + bare)) == 9
+    assert prior.sources_of(masker.mask("W0104 13:46:27.896000 80302 torch/distributed/run.py:792] Setting up")) == 0

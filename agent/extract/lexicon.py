@@ -157,10 +157,20 @@ _HYPOTHETICAL = re.compile(r"(?i)\bif\b[^.;]{0,160}\b(?:will|would|may|might|cou
 _OWN_FAULT_SIGNAL = re.compile(r"\bSignal (?:\d+|<NUM>) \(SIG(?:ILL|BUS|FPE|SEGV)\)")
 
 
+def first_message(text: str) -> str:
+    """A JSON-escaped multi-line message up to its first escaped newline: torchelastic's error
+    file holds the exception and the CUDA hints under it in one string ('"message": "RuntimeError:
+    CUDA error: uncorrectable NVLink error detected during the execution\\nCUDA kernel errors might
+    be asynchronously reported ...', intelligent-machine-learning/dlrover docs/blogs), and the
+    hints must not make the error read as one of them."""
+    cut = text.find("\\n")
+    return text[:cut] if cut > 0 else text
+
+
 def role_of(template: str, raw: str = "") -> str:
     """context | teardown | wait | candidate. ``raw`` is a sample line: templates lose the
     indentation that marks traceback source lines."""
-    template, raw = unprefixed(template), unprefixed(raw)
+    template, raw = first_message(unprefixed(template)), first_message(unprefixed(raw))
     # An indented line is a traceback's source line, unless it reports a failure itself:
     # CANN indents its TraceBack reasons ("        rtFftsPlusTaskLaunch execute failed,
     # reason=[driver error:out of memory]", hiyouga/LlamaFactory#5322).
@@ -180,7 +190,7 @@ def role_of(template: str, raw: str = "") -> str:
 def indented_only(template: str, raw: str) -> bool:
     """Context only by its indentation: no traceback frame, heading or context word makes it
     one. Such a line may be a report's indented field instead of a traceback's source line."""
-    template, raw = unprefixed(template), unprefixed(raw)
+    template, raw = first_message(unprefixed(template)), first_message(unprefixed(raw))
     return (not CONTEXT.search(template) and not is_heading(template) and not raw.lstrip().startswith("File ")
             and bool(re.match(r"[ \t]{2,}\S", raw)))
 
@@ -197,7 +207,7 @@ def is_routine(template: str) -> bool:
 
 
 
-_WORD = re.compile(r"(?<![<\w])[A-Za-z][A-Za-z_]{2,}(?![\w>])")
+_WORD = re.compile(r"(?<![<\w/])[A-Za-z][A-Za-z_]{2,}(?![\w>/])")  # a path's parts ("torch/distributed/run.py:792]", a glog tag) are no words
 _LOG_NOISE_WORDS = frozenset({"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "NOTICE", "CRITICAL", "FATAL", "PID"})
 
 

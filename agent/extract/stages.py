@@ -54,6 +54,10 @@ _MLLOG_MODEL = re.compile(r'"key": "weights_initialization"')
 #   "Epoch [1/100], Year 2015, Loss: 0.1432:   0%|          | 19/9125 [25:54<181:35:17, 71.79s/it]"
 _LOSS = re.compile(r"(?i)\bloss\b")
 
+# Megatron stamps the moment its training loop begins: "[before the start of training step]
+# datetime: 2021-05-24 09:40:38" (bigscience-workshop/bigscience, meg_gpt2 Slurm logs).
+_TRAINING_START = re.compile(r"before the start of training step")
+
 WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_done")  # steps, not faults
 
 # A traceback names the function that failed. Without progress lines (a pasted excerpt)
@@ -158,7 +162,7 @@ def stage_of_template(template: str) -> str | None:
         return "training"
     if _MLLOG_MODEL.search(template):
         return "model_loading"
-    if _LOSS.search(template) and PROGRESS_BAR.search(template):
+    if (_LOSS.search(template) and PROGRESS_BAR.search(template)) or _TRAINING_START.search(template):
         return "training"
     if _CKPT_SAVE_DONE.search(template):
         return "checkpoint_done"
