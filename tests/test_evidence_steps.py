@@ -281,6 +281,11 @@ def test_a_framed_heading_reads_on_and_launcher_boilerplate_is_not_quoted() -> N
     mpirun = ["-" * 55, "Primary job  terminated normally, but 1 process returned",
               "a non-zero exit code. Per user-direction, the job has been aborted.", "-" * 55]
     assert message_below("[gn05:194927] *** End of error message ***", mpirun) is None
+    # MindSpore's developer section in its own frame is no message (mindspore-lab/models LPCNet train_timers3.log).
+    developers = ["", "-" * 52, "- C++ Call Stack: (For framework developers)", "-" * 52,
+                  "mindspore/ccsrc/plugin/device/ascend/hal/device/ascend_memory_adapter.cc:62 Initialize"]
+    assert message_below("RuntimeError: Malloc device memory failed, free memory size is less than half of total memory "
+                         "size.", developers) is None
     assert message_hints(["wandb: You can sync this run to the cloud by running:"]) == []
 
 

@@ -115,6 +115,10 @@ def test_a_timeout_far_below_the_default_is_the_users_setting() -> None:
     assert verdict(evidence(watchdog, NODES, scope="global", hits=(hit("hardware", "network"),))) == ("user", "configuration")
     default = watchdog.replace("Timeout(ms)=60000) ran for 60012", "Timeout(ms)=600000) ran for 600012")
     assert verdict(evidence(default, NODES, scope="global", hits=(hit("hardware", "network"),))) == ("hardware", "network")
+    # The step names the setting (instructlab/training#520 set it to 1 ms).
+    steps = "\n".join(OfflineReasoner().reason(evidence(watchdog, NODES, scope="global")).remediation)
+    assert "waited only 60 s (Timeout(ms)=60000)" in steps and "init_process_group" in steps
+    assert "waited only" not in "\n".join(OfflineReasoner().reason(evidence(default, NODES, scope="global")).remediation)
     # Real EI0002 lines carry no timeout value, so the doc's reading stands.
     ei0002 = ("EI0002: The wait execution of the Notify register times out. Reason: The Notify register has not received "
               "the Notify record from remote rank [3].")

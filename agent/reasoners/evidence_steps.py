@@ -504,8 +504,10 @@ QUOTE_CHARS = 320
 # and the header of the job report LSF appends to the output file, between rules of dashes:
 #   "Sender: LSF System <lsfadmin@hpc.dtu.dk>" / "Subject: Job 19629902: <WorkingSetup_0> in cluster <dcc> Exited"
 #   (MrCogito/Deep_learning_2023 outputs)
+# and MindSpore's developer section under an error, framed the same way as its help blocks:
+#   "- C++ Call Stack: (For framework developers)" (mindspore-lab/models LPCNet train_timers3.log)
 _LAUNCHER_BOILERPLATE = re.compile(r"Primary job\s+terminated normally|Per user-direction|mpirun noticed that process|"
-                                   r"Sender: LSF System|Subject: Job \d+")
+                                   r"Sender: LSF System|Subject: Job \d+|C\+\+ Call Stack|For framework developers")
 
 
 def message_below(root_text: str, after: Sequence[str]) -> str | None:

@@ -126,7 +126,8 @@ class OfflineReasoner:
         if choice.doc_id == RACE_DOC:  # the path existed: "check the argument that sets it" would mislead
             named = [step for step in named if MISSING_PATH not in step]
         hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
-        named = [*hints, *_mismatch_step(mismatch), *named, *_hang_step(evidence), *_overrides_step(evidence)]
+        named = [*hints, *_mismatch_step(mismatch), *_short_timeout_step(root_text), *named, *_hang_step(evidence),
+                 *_overrides_step(evidence)]
         if doc is not None and choice.by_signature:
             steps = [*named, *doc.remediation[:2], *([frame] if frame else []), *doc.remediation[2:]]
         elif doc is not None:
@@ -559,6 +560,19 @@ def _overrides_step(evidence: Evidence) -> list[str]:
     return [f"The job changed NCCL settings from their defaults ({listed}, as NCCL logged them): with no error "
             "of its own behind the timeout, rerun once without them, or with the values the cluster documents, to "
             "see whether one of them stalls the collectives."]
+
+
+def _short_timeout_step(root_text: str) -> list[str]:
+    """A collective that timed out after a wait set far below the stack's default: the setting
+    is the fault, so the step names it ("Timeout(ms)=1", instructlab/training#520)."""
+    for match in _TIMEOUT_VALUE.finditer(root_text):
+        seconds = float(match.group(1)) / 1000.0
+        if seconds < SHORT_TIMEOUT_SECONDS:
+            return [f"The collective waited only {seconds:g} s (Timeout(ms)={match.group(1)}), far below PyTorch's default of "
+                    "600 s: find where the job sets it (the timeout given to init_process_group, or the framework's or "
+                    "launcher's timeout option) and restore the default, or a value longer than the slowest step, "
+                    "evaluation or checkpoint save."]
+    return []
 
 
 def _hang_step(evidence: Evidence) -> list[str]:
