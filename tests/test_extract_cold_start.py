@@ -266,3 +266,16 @@ def test_one_ranks_prefix_does_not_merge_a_raise_statement_with_its_exception(tm
              "[rank6]:     raise ValueError('num_moe_experts must be non None to use expert-parallel.')",
              "[rank6]: ValueError: num_moe_experts must be non None to use expert-parallel."]
     assert root_text(tmp_path, lines).endswith("ValueError: num_moe_experts must be non None to use expert-parallel.")
+
+
+def test_when_nothing_stands_out_the_last_line_naming_an_error_is_reported(tmp_path: Path) -> None:
+    # verl's FAQ quotes Triton's traceback without its exception line: the last frame's raise
+    # statement is all that names what failed.
+    lines = ['File "/envs/verl/lib/python3.10/site-packages/triton/runtime/build.py", line 48, in _build',
+             "  ret = subprocess.check_call(cc_cmd)",
+             'File "/envs/verl/lib/python3.10/subprocess.py", line 369, in check_call',
+             "  raise CalledProcessError(retcode, cmd)"]
+    assert "CalledProcessError" in root_text(tmp_path, lines)
+    # Lines that name no error give nothing to point at.
+    (tmp_path / "info").mkdir()
+    assert root_text(tmp_path / "info", ["mtk:2521:2528 [0] NCCL INFO 0 -> 1 via P2P/IPC"] * 2) == ""

@@ -439,7 +439,16 @@ def select(
         # Only teardown is left (a silent node, a dead host): it is the evidence.
         roots_pool = [e for e in cascades if e.role == "teardown"]
     if not roots_pool:
-        return Selection([], list(scored), cascades)
+        last = _last_error_line(scored, mined, table)
+        if last is None:
+            return Selection([], list(scored), cascades)
+        # Nothing stood out, but an excerpt that names an error still points somewhere: a
+        # traceback pasted without its exception line ends in "raise CalledProcessError(retcode,
+        # cmd)" (verl FAQ, Triton's compile_module_from_src), a paste that lost its newlines is
+        # one long frame line ending in the NCCL error (awsome-distributed-training#192).
+        weak = dataclasses.replace(last, role="root", reasons=["nothing stood out: the last line that names an error",
+                                                               *last.reasons])
+        return Selection([weak], [weak if e.tid == last.tid else e for e in scored], cascades)
     exits = [e for e in scored if e.role == "teardown" and lexicon.is_task_error_exit(e.template)]
     root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w, exits)
     reported = companions.exception_under_header(root, scored, mined, table)
@@ -464,6 +473,21 @@ def select(
         scored=[chosen.get(e.tid, e) for e in scored],
         cascades=[chosen.get(e.tid, e) for e in cascades],
     )
+
+
+def _last_error_line(scored: list[EventCandidate], mined: MinedJob, table: EventTable) -> EventCandidate | None:
+    """The event printed last, in its file, among those whose line names an error or exception."""
+    best, best_key = None, (-1, -1)
+    for e in scored:
+        sample = first_sample(mined, table.events[e.tid])
+        if not (lexicon.has_error_words(sample) or lexicon.EXCEPTION.search(sample)) or lexicon.is_heading(e.template):
+            continue
+        stats = table.events[e.tid]
+        node = stats.first_node()
+        key = (0, int(mined.nodes[node].lineno[stats.per_node[node].last_pos]))
+        if key > best_key:
+            best, best_key = e, key
+    return best
 
 
 def scope_of(root: EventStats | None, n_nodes: int, weights: Weights = DEFAULT_WEIGHTS) -> str:
