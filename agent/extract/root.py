@@ -442,12 +442,10 @@ def select(
         last = _last_error_line(scored, mined, table)
         if last is None:
             return Selection([], list(scored), cascades)
-        # Nothing stood out, but an excerpt that names an error still points somewhere: a
-        # traceback pasted without its exception line ends in "raise CalledProcessError(retcode,
-        # cmd)" (verl FAQ, Triton's compile_module_from_src), a paste that lost its newlines is
-        # one long frame line ending in the NCCL error (awsome-distributed-training#192).
-        weak = dataclasses.replace(last, role="root", reasons=["nothing stood out: the last line that names an error",
-                                                               *last.reasons])
+        # Nothing stood out, but a line naming an error still points somewhere: a traceback pasted
+        # without its exception ends in "raise CalledProcessError(retcode, cmd)" (verl FAQ), a
+        # paste that lost its newlines is one frame line (awsome-distributed-training#192).
+        weak = dataclasses.replace(last, role="root", reasons=["nothing stood out: the last line naming an error", *last.reasons])
         return Selection([weak], [weak if e.tid == last.tid else e for e in scored], cascades)
     exits = [e for e in scored if e.role == "teardown" and lexicon.is_task_error_exit(e.template)]
     root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w, exits)

@@ -62,7 +62,11 @@ WORDING_RULES: tuple[WordingRule, ...] = (
           "user/configuration",
           "OSError: libhccl.so: cannot open shared object file: No such file or directory",
           "knowledge/ascend/cann-env-not-sourced.md"),
-    _rule(r"(?i)internal error|inner error|INTERNAL ASSERT|please report (a|this) bug", "framework/framework_bug",
+    # Not when the line names a device or link fault first and CANN's generic "EE9999: Inner
+    # Error!" only follows it ("RuntimeError: SUSPECT MEM ERROR, EE9999: Inner Error!", torch_npu's
+    # NPUQueue.cpp), nor the driver's own "[driver error:internal error]" (hicann/runtime aclError.md).
+    _rule(r"(?i)^(?!.*(?:suspect (?:mem|remote)|link error|op retry failed|driver error|driver module))"
+          r".*(?:internal error|inner error|INTERNAL ASSERT|please report (a|this) bug)", "framework/framework_bug",
           "RuntimeError: The Inner error is reported as above.",
           "knowledge/ascend/ascend-torch-npu-async-inner-error.md"),
     _rule(r"(?i)\becc\b|\bxid\b|aicore|\bhbm\b|uncorrectable|fallen off the bus", "hardware/accelerator",
