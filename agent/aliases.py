@@ -65,6 +65,14 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
     ),
     NamePattern(
         "host",
+        # DLRover's job master reports a failed worker by its pod name and restart count.
+        re.compile(rf"\b(?P<name>{_HOST}) restart \d+ fails\b"),
+        "任务 torch-train 训练进程失败 torch-train-edljob worker-116 restart 0 fails: {",
+        "intelligent-machine-learning/dlrover docs/blogs/stabilize_llm_training_cn.md",
+        "worker-116",
+    ),
+    NamePattern(
+        "host",
         re.compile(rf"\binitialized host (?P<name>{_HOST}) as rank \d+"),
         "2022-06-06 09:17:48 | INFO | fairseq.distributed.utils | initialized host IR-86A4D2-FCC3 as rank 0",
         "Fsoft-AIC/RoPADet train.out (fairseq's distributed start-up line)",
