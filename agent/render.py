@@ -248,7 +248,7 @@ def ticket_markdown(d: Diagnosis, sources: dict[str, list[str]] | None = None, r
     lines.append(f"- Symptom: {str(impact['symptom']).replace('_', ' ')}; stage: {impact['stage']}")
     if impact["iterations"]:
         lines.append(f"- Iteration: {', '.join(map(str, impact['iterations']))}")
-    nodes = impact["faulty_nodes"]
+    nodes = [n.display for n in d.faulty_nodes[:5]]  # the host an SRE drains, l4's node name beside it
     lines.append(f"- Suspect node(s): {md_text(', '.join(nodes)) if nodes else 'none singled out (job-wide)'}")
     lines += ["", "## Verdict", ""]
     conf = f" (confidence {verdict['confidence']:.0%})" if verdict["confidence"] is not None else ""

@@ -58,3 +58,11 @@ def test_markdown_shows_log_markup_as_text() -> None:
         assert "\\*\\*loud\\*\\*" in prose and "\\_\\_init\\_\\_" in prose
         assert "````text" in text  # the fence is longer than the line's own backticks
     assert "- ````ValueError: bad ``` quote````" in to_markdown(d)  # a code span its own backticks cannot end
+
+
+def test_the_ticket_names_a_suspect_by_the_host_its_lines_name() -> None:
+    from agent.render import ticket_markdown
+
+    # One console for the whole job: the host the lines name leads (dlrover's "worker-116 restart 0 fails").
+    d = Diagnosis(job="j", faulty_nodes=[NodeOut(node="console", score=0.5, reason="prints the root", aliases=["worker-116"])])
+    assert "- Suspect node(s): worker-116 (console)" in ticket_markdown(d)
