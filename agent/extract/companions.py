@@ -13,9 +13,8 @@ import math
 import re
 
 from ..mining import MinedJob
-from ..records import NodeLog
 from . import lexicon
-from .events import ERROR_LEVEL, EventCandidate, first_sample
+from .events import ERROR_LEVEL, EventCandidate, first_position, first_sample
 from .table import EventTable
 from .weights import Weights
 
@@ -35,15 +34,8 @@ def _timed(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
     above a file's first stamp borrows a later time, which says nothing about being printed
     together: a DeprecationWarning on line 2 of a Paddle workerlog is not a companion of the
     data error on line 289 (hutuxian/RSPNet log/workerlog.0)."""
-    log, pos = _first_line(e, mined, table)
+    log, pos = first_position(mined, table.events[e.tid])
     return bool(log.stamped[: pos + 1].any())
-
-
-def _first_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> tuple[NodeLog, int]:
-    """The log of the node that printed the event first, and the event's first position in it."""
-    stats = table.events[e.tid]
-    node = stats.first_node()
-    return mined.nodes[node], stats.per_node[node].first_pos
 
 
 def companions_of(
@@ -104,7 +96,7 @@ def failing_assert(
     """A bare "AssertionError" says nothing; the assert statement printed above it is its
     message ("    assert num_samples > 0", aws-samples/awsome-distributed-training Megatron GPT-3 README)."""
     stats = table.events[root.tid]
-    log, pos = _first_line(root, mined, table)
+    log, pos = first_position(mined, stats)
     if pos == 0 or not _BARE_ASSERTION.match(lexicon.unprefixed(first_sample(mined, stats))):
         return None
     above = int(log.template[pos - 1])
@@ -126,7 +118,7 @@ def exception_under_header(
     save_checkpoint() missing 1 required positional argument: 'train_params'"
     (ninamiolane/vaetree run.err). An exception line is never a header: it is the message."""
     stats = table.events[root.tid]
-    log, pos = _first_line(root, mined, table)
+    log, pos = first_position(mined, stats)
     # logger.exception logs at ERROR; a warning above a traceback is a message of its own.
     if stats.max_level < ERROR_LEVEL or lexicon.is_exception_line(first_sample(mined, stats)) or pos + 1 >= len(log.template):
         return None
@@ -160,7 +152,7 @@ def fatal_exception(
     stats = table.events[root.tid]
     if lexicon.is_exception_line(first_sample(mined, stats)):
         return None
-    log, pos = _first_line(root, mined, table)
+    log, pos = first_position(mined, stats)
     by_tid = {e.tid: e for e in scored if e.role in ("candidate", "wait")}
     for p in range(pos + 1, min(len(log.template), pos + 1 + FATAL_EXCEPTION_LINES)):
         tid = int(log.template[p])
@@ -181,7 +173,7 @@ def thrown_type(
     ("terminate called after throwing an instance of 'gloo::EnforceNotMet'" above
     "what():  [enforce fail at .../gloo/transport/tcp/device.cc:88] ...", horovod/horovod#1341)."""
     stats = table.events[root.tid]
-    log, pos = _first_line(root, mined, table)
+    log, pos = first_position(mined, stats)
     if pos == 0 or "what():" not in first_sample(mined, stats):
         return None
     above = int(log.template[pos - 1])
@@ -201,7 +193,7 @@ def relay_of(
     cls = lexicon.exception_class(first_sample(mined, stats))
     if not cls:
         return None
-    log, pos = _first_line(root, mined, table)
+    log, pos = first_position(mined, stats)
     by_tid = {e.tid: e for e in scored}
     for p in range(max(0, pos - w.surfacing_lines), min(len(log.template), pos + w.surfacing_lines)):
         tid = int(log.template[p])

@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from ..mining import MinedJob
+from ..records import NodeLog
 from . import lexicon
 from .crossjob import NormalProfile, Verdict, judge
 from .routine import routine_mask, routine_templates
@@ -80,11 +81,15 @@ _STARTS_MID_WORD = re.compile(r"^[a-z](?![\w.-]*[:\[])")
 WRAP_MIN_WIDTH = 60  # shorter lines end where their writer ended them, not at a wrap
 
 
+def first_position(mined: MinedJob, stats: EventStats) -> tuple[NodeLog, int]:
+    """The log of the node that printed the event first, and the event's first position in it."""
+    node = stats.first_node()
+    return mined.nodes[node], stats.per_node[node].first_pos
+
+
 def wrapped_tail(mined: MinedJob, stats: EventStats) -> bool:
     """Whether the event's first line is the wrapped rest of the line above it."""
-    node = stats.first_node()
-    log = mined.nodes[node]
-    pos = stats.per_node[node].first_pos
+    log, pos = first_position(mined, stats)
     if pos == 0 or int(log.lineno[pos]) != int(log.lineno[pos - 1]) + 1:
         return False
     sample = first_sample(mined, stats)
@@ -97,9 +102,7 @@ _FRAME_LINE = re.compile(r'^\s*File "[^"]+", line \d+')
 
 def under_frame(mined: MinedJob, stats: EventStats) -> bool:
     """Whether the event's first line sits right below a traceback frame: the frame's source line."""
-    node = stats.first_node()
-    log = mined.nodes[node]
-    pos = stats.per_node[node].first_pos
+    log, pos = first_position(mined, stats)
     above = (log.samples.get(int(log.template[pos - 1])) or [""])[0] if pos > 0 else ""
     return bool(_FRAME_LINE.match(lexicon.unprefixed(above)))
 

@@ -475,16 +475,15 @@ def select(
 
 def _last_error_line(scored: list[EventCandidate], mined: MinedJob, table: EventTable) -> EventCandidate | None:
     """The event printed last, in its file, among those whose line names an error or exception."""
-    best, best_key = None, (-1, -1)
+    best, best_line = None, -1
     for e in scored:
-        sample = first_sample(mined, table.events[e.tid])
-        if not (lexicon.has_error_words(sample) or lexicon.EXCEPTION.search(sample)) or lexicon.is_heading(e.template):
-            continue
         stats = table.events[e.tid]
+        if not lexicon.has_error_words(first_sample(mined, stats)) or lexicon.is_heading(e.template):
+            continue
         node = stats.first_node()
-        key = (0, int(mined.nodes[node].lineno[stats.per_node[node].last_pos]))
-        if key > best_key:
-            best, best_key = e, key
+        line = int(mined.nodes[node].lineno[stats.per_node[node].last_pos])
+        if line > best_line:
+            best, best_line = e, line
     return best
 
 
