@@ -35,7 +35,7 @@ from .ingest import (
     read_lines,
     split_progress_bar,
 )
-from .scan import _ITER_VALUE, _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan, scan_lines
+from .scan import _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan, iteration_match, scan_lines
 from .timestamps import _TS_GLOG, _TS_ISO, _TS_MONTH_DAY, _TS_SCAN_CHARS, _TS_SYSLOG, _TS_US
 
 CHUNK_BYTES = 8 << 20  # per read: large enough that numpy's per-call overhead vanishes
@@ -215,7 +215,7 @@ def _ts_plan(text: str) -> tuple[int, ...]:
 
 
 def _iter_plan(text: str) -> tuple[int, int]:
-    m = _ITER_VALUE.search(text)
+    m = iteration_match(text)
     if not m:
         return (-1, 0)
     _ascii_digits(m.group(3))

@@ -146,11 +146,17 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
                 occurrences_truncated=True if truncated else None,
             )
         )
+    from .extract.iterations import last_logged
     from .extract.stages import likely_stage
 
     stage = _traceback_stage(mined, extraction, events_out) or extraction.stage
     if stage == "init" and not extraction.timeline.has_training:
         stage = next((st for ev in events_out[:1] for o in ev.occurrences[:1] if (st := likely_stage(o.text))), stage)
+    iterations = extraction.iterations
+    if not iterations and stage in ("training", "checkpoint") and extraction.events:
+        root = extraction.table.events[extraction.events[0].tid]
+        first = root.first_node()
+        iterations = last_logged(mined, first, root.per_node[first].first_pos)
     symptom = extraction.symptom
     if symptom == "launching_failure" and stage in ("training", "checkpoint"):
         symptom = "training_crash"  # the traceback shows training had begun
@@ -158,7 +164,7 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         job=job,
         symptom=symptom,
         stage=stage,
-        iterations=extraction.iterations,
+        iterations=iterations,
         faulty_nodes=[
             NodeOut(node=n.node, score=min(n.score, 1.0), reason="; ".join(n.reasons),
                     aliases=node_aliases(mined, n.node, events_out))

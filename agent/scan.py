@@ -123,6 +123,19 @@ class Masker:
 
 _ITER_VALUE = re.compile(MASKS[[m.name for m in MASKS].index("ITER")].pattern)
 
+
+def iteration_match(text: str) -> re.Match[str] | None:
+    """The iteration a line reports. A progress bar redrawn with carriage returns keeps every
+    redraw on one line, and the last is the one the terminal showed when the job stopped. Real
+    line (tqdm, rcc-uchicago/pedramh-profiling e3sm_train_3166345.e): "...|  18/9125 [25:54<...]\\r
+    Epoch [1/100], ...|  19/9125 [25:54<181:35:17, 71.79s/it]slurmstepd: error: ... DUE TO TIME LIMIT"."""
+    if "\r" not in text:
+        return _ITER_VALUE.search(text)
+    last = None
+    for last in _ITER_VALUE.finditer(text):
+        pass
+    return last
+
 LEVEL_CODES = {None: 0, "DEBUG": 1, "INFO": 2, "WARNING": 3, "ERROR": 4, "CRITICAL": 5}
 MAX_ITERATION = 2**31 - 1  # iterations are stored as int32
 SAMPLES_PER_KEY = 3  # raw texts kept per message shape: enough to read parameters from
@@ -184,7 +197,7 @@ def scan_lines(lines: Iterable[LogLine], masker: Masker | None = None) -> list[N
         scan.stamped.append(line.stamped)
         scan.level.append(LEVEL_CODES.get(line.level, 0))
         if "<ITER>" in scan.keys[idx]:
-            m = _ITER_VALUE.search(text)
+            m = iteration_match(text)
             value = int(m.group(3)) if m else -1
             scan.iteration.append(value if value <= MAX_ITERATION else -1)  # a step number past int32 is no iteration
         else:

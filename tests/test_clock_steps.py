@@ -63,7 +63,7 @@ def test_the_root_event_survives_a_clock_step(tmp_path: Path, back: int) -> None
         (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
     analysis = analyze(logs, workers=1, use_pool=False)
     d = analysis.diagnosis
-    assert (d.category, d.subcategory) == ("user", "script_bug")
+    assert (d.category, d.subcategory) == ("framework", "framework_bug")  # the illegal memory access, not a teardown line
     assert d.faulty_nodes[0].node == "worker-2"
     assert any("clock steps back" in w for w in analysis.warnings)
 

@@ -11,6 +11,7 @@ prompt and the chat ``iteration`` tool reads them, so ``Extraction`` keeps compu
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +70,39 @@ def failure_iterations(timeline: Timeline, stage: str, node: str | None, ts: flo
             if it not in iterations:
                 iterations.append(it)
     return iterations[:MAX_REPORTED]
+
+
+# A line that numbers an iteration and reports on it: training figures, a checkpoint save or an
+# evaluation at that iteration. Real lines: "iteration    45000/  115311 | ... | lm loss: 2.113567E+00"
+# and "valid loss at iteration 45000 | lm loss value: 2.327091E+00" (bigscience tr11 chronicles),
+# "saving checkpoint at iteration     200 to checkpoints/ds_stage2_..." (argonne-lcf/Megatron-DeepSpeed
+# Polaris log). Set-up steps are numbered too ("Step 3: loading the model") and say nothing.
+_REPORTED = re.compile(r"(?i)\bloss\b|\blr\b|learning.rate|grad.?norm|throughput|samples/s|tokens/s|"
+                       r"elapsed|\bsav(?:e|ing)\b.{0,40}checkpoint|checkpoint.{0,40}\bsav(?:e|ing)\b|\bvalid|\beval")
+
+
+def last_logged(mined: MinedJob, node: str, pos: int) -> list[int]:
+    """Without a progress timeline (an excerpt, or fewer than three progress lines), the last
+    iteration the job reported at or before the failure at ``mined.nodes[node]`` position
+    ``pos``: a job fails in the iteration after the last one it reported, or in the save or
+    evaluation it announced. Reads the node's own lines and, for a console, its file's other
+    ranks up to the same line."""
+    log = mined.nodes.get(node)
+    if log is None or not len(log):
+        return []
+    line = int(log.lineno[min(pos, len(log) - 1)])
+    best_line, best_it = -1, -1
+    for name, other in mined.nodes.items():
+        if name != node and other.source != log.source:
+            continue
+        upto = min(pos, len(other) - 1) + 1 if name == node else int(np.searchsorted(other.lineno, line, side="right"))
+        idx = np.flatnonzero(other.iteration[:upto] >= 0)
+        for i in idx[::-1].tolist():
+            if _REPORTED.search(mined.miner.template(int(other.template[i]))):
+                if int(other.lineno[i]) > best_line:
+                    best_line, best_it = int(other.lineno[i]), int(other.iteration[i])
+                break
+    return [best_it] if best_it >= 0 else []
 
 
 def _dtw(a: tuple[int, ...], b: tuple[int, ...]) -> float:
