@@ -74,6 +74,11 @@ CONTEXT = re.compile(
     # failed: "ERROR: test_autograd_backward (__main__.TestMode)" (Ascend torch_npu fault-mode
     # troubleshooting example, benchmarks/real asc-c-torchnpu-ts-inplace-autograd)
     r"^\s*(ERROR|FAIL): test\w* \([\w.]+\)\s*$|"
+    # MindSpore heads each part of its error report with a title line; the part's own lines
+    # below it carry the error: "- Ascend Error Message:" above "E39999: Inner Error! ... load
+    # aicpu ops package failed" (mindspore-lab/mindocr FAQ), "- Dataset Pipeline Error Message:",
+    # "- C++ Call Stack: (For framework developers)" (MindSpore's error format).
+    r"^\s*\\?-\s?[A-Z][\w+ ]{0,40}(?:Error Message|Call Stack):(?:\s*\(For framework developers\))?\s*$|"
     # A shell's xtrace echo of the command it is about to run is the job's input, however
     # many error words its arguments carry: "+ docker exec -it --env=CP ... --env=HYDRA_FULL_ERROR"
     # (mlcommons/training_results_v4.0, Red Hat llama2_70b_lora result log)
