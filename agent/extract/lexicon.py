@@ -19,6 +19,9 @@ WAIT = re.compile(
     r"time[sd]?[ _-]?out|timeout|watchdog|deadline exceeded|"
     r"connection (reset|refused|closed)|closed by (remote )?peer|broken pipe|remote (process|peer|rank)|"
     r"peer .{0,40}(exited|closed|unreachable|lost|disconnect)|(exited|disconnected) unexpectedly|"
+    # Ray reports an actor it lost, whatever killed it: "ray.exceptions.RayActorError: The actor
+    # died unexpectedly before finishing this task." beside slurmstepd's oom-kill (ray-project/ray#14394).
+    r"\bactor died unexpectedly|"
     r"notify wait|wait(ing)? for .{0,40}(rank|peer|process)|barrier|"
     r"failed to (send|recv|receive)|(send|recv) failed|"
     r"\bcommunicator\b.{0,20}abort|ncclRemoteError|nccl .{0,20}error.{0,30}remote"
