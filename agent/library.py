@@ -351,6 +351,7 @@ class FaultLibrary:
                 if len(entry["samples"]) < 3 and text not in entry["samples"]:
                     entry["samples"].append(text)
         out: list[LibraryMatch] = []
+        specificity: dict[tuple[str, str], int] = {}
         for (source, pid), e in found.items():
             p = e["pattern"]
             if source == "user":
@@ -358,9 +359,9 @@ class FaultLibrary:
                 lo, hi = USER_CONFIDENCE
                 conf = round(lo + (hi - lo) * len(e["regexes"]) / max(total, 1), 3)
             else:  # the most specific of the doc's regexes that fired
-                conf = max(
-                    pp.confidence for pp in patterns if pp.source == "doc" and pp.id == pid and pp.regex in e["regexes"]
-                )
+                fired = [pp for pp in patterns if pp.source == "doc" and pp.id == pid and pp.regex in e["regexes"]]
+                conf = max(pp.confidence for pp in fired)
+                specificity[(source, pid)] = max(pp.specificity for pp in fired)
             out.append(
                 LibraryMatch(
                     pid,
@@ -377,7 +378,10 @@ class FaultLibrary:
                     p.wrapper,
                 )
             )
-        out.sort(key=lambda m: (-m.confidence, -len(m.nodes), -m.count, m.id))
+        # Confidence saturates at SPECIFIC_LITERALS; past it, the pattern that spells out more of the
+        # message names the cause more closely ("unrecognized arguments: --local-rank=N", PyTorch 2.0's
+        # launcher, over any rejected argument).
+        out.sort(key=lambda m: (-m.confidence, -specificity.get((m.source, m.id), 0), -len(m.nodes), -m.count, m.id))
         return out
 
     # -- user patterns -------------------------------------------------------
