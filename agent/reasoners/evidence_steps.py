@@ -326,6 +326,13 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
         if top in _CANN_PACKAGES:
             return [f"'{mod}' belongs to the CANN toolkit's Python packages ({top}): source the toolkit's set_env.sh "
                     "for the interpreter the job runs (or install CANN's te/tbe wheels into that environment)."]
+        if mod.endswith("._C"):
+            # A package's compiled core is missing: every release has one, so the import found a
+            # folder of sources (a checkout in the working directory) or a failed build, not a
+            # version without it (Ascend/pytorch installation FAQ, "No module named 'torch_npu._C'").
+            return [f"'{mod}' is {top}'s compiled extension, which every release ships: check the traceback's paths: "
+                    f"if {top} is imported from a source checkout (the working directory or PYTHONPATH) rather than "
+                    "site-packages, launch from another directory; only a failed or partial build needs reinstalling."]
         if "." in mod:
             return [f"Python cannot import '{mod}': if '{top}' is installed, its version has no such module. Install the "
                     f"{top} version the calling code supports (compare `pip show {top}` with the project's pinned "
