@@ -35,7 +35,16 @@ from .ingest import (
     read_lines,
     split_progress_bar,
 )
-from .scan import _ZERO_DIGITS, LEVEL_CODES, MAX_ITERATION, SAMPLES_PER_KEY, Masker, NodeScan, iteration_match, scan_lines
+from .scan import (
+    _ZERO_DIGITS,
+    LEVEL_CODES,
+    MAX_ITERATION,
+    SAMPLES_PER_KEY,
+    Masker,
+    NodeScan,
+    iteration_match,
+    scan_lines,
+)
 from .timestamps import _TS_GLOG, _TS_ISO, _TS_MONTH_DAY, _TS_SCAN_CHARS, _TS_SYSLOG, _TS_US
 
 CHUNK_BYTES = 8 << 20  # per read: large enough that numpy's per-call overhead vanishes

@@ -131,10 +131,8 @@ def iteration_match(text: str) -> re.Match[str] | None:
     Epoch [1/100], ...|  19/9125 [25:54<181:35:17, 71.79s/it]slurmstepd: error: ... DUE TO TIME LIMIT"."""
     if "\r" not in text:
         return _ITER_VALUE.search(text)
-    last = None
-    for last in _ITER_VALUE.finditer(text):
-        pass
-    return last
+    matches = list(_ITER_VALUE.finditer(text))
+    return matches[-1] if matches else None
 
 LEVEL_CODES = {None: 0, "DEBUG": 1, "INFO": 2, "WARNING": 3, "ERROR": 4, "CRITICAL": 5}
 MAX_ITERATION = 2**31 - 1  # iterations are stored as int32

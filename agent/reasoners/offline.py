@@ -277,8 +277,7 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
         if seconds < SHORT_TIMEOUT_SECONDS:
             return _Choice("user", "configuration", None, 0.4,
                            f"reports a timeout of {seconds:g} s, far below the stack's default, so the wait itself was likely normal")
-    # A bare "AssertionError" says what failed in the statement above it ("assert num_samples > 0").
-    checked = text if text.strip() != "AssertionError" or not evidence.root_before else f"{text} {evidence.root_before[-1]}"
+    checked = _checked_text(text, evidence)
     # An assertion the job's own script raised is the job's check, not the framework's invariant.
     innermost = frames(_traceback_above(evidence.root_before))[-1:]
     own_code = bool(innermost) and innermost[0].package is None
@@ -350,7 +349,13 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     setup = _setup_reading(choice, evidence, text)
     if setup is not None:
         return setup
-    if (choice.category, choice.subcategory) == ("user", "script_bug"):
+    # A user verdict resting only on a doc's wording yields to the frames too, unless the message
+    # checks an argument or reports input the job gave that does not parse (a task YAML with a
+    # syntax error is raised inside the yaml package, THUDM/GLM-130B eval logs).
+    guessed_user = (choice.category == "user" and not choice.by_signature and choice.doc_id is not None
+                    and choice.subcategory in ("configuration", "script_bug")
+                    and not _ARGUMENT_CHECK.search(_checked_text(text, evidence)) and not _INPUT_PARSE.search(text))
+    if (choice.category, choice.subcategory) == ("user", "script_bug") or guessed_user:
         stack = _stack_only_frames(evidence.root_before)
         if stack and rejected_input(_traceback_above(evidence.root_before)):
             return replace(choice, category="user", subcategory="configuration", doc_id=None, by_signature=False,
@@ -374,6 +379,16 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         return _Choice("platform", "resource_management", choice.doc_id, choice.confidence,
                        f"{choice.why}, but the path is missing on {len(root.nodes)} of {len(evidence.nodes)} nodes only, so their mounts differ")
     return choice
+
+
+def _checked_text(text: str, evidence: Evidence) -> str:
+    """A bare "AssertionError" says what failed in the statement above it ("assert num_samples > 0")."""
+    return text if text.strip() != "AssertionError" or not evidence.root_before else f"{text} {evidence.root_before[-1]}"
+
+
+# A parser's complaint about a file the job gave it: "yaml.scanner.ScannerError: while scanning a
+# simple key" (THUDM/GLM-130B eval log), "json.decoder.JSONDecodeError: Expecting value".
+_INPUT_PARSE = re.compile(r"ScannerError|ParserError|JSONDecodeError|TOMLDecodeError|ParseError|UnicodeDecodeError")
 
 
 def _stack_only_frames(before: list[str]) -> list[str]:
