@@ -86,7 +86,7 @@ WORDING_RULES: tuple[WordingRule, ...] = (
     _rule(r"(?i)segmentation fault|\bSIGSEGV\b", "user/software_incompatibility",
           "Fatal Python error: Segmentation fault", "knowledge/framework/torch-worker-segfault-sigsegv.md"),
     # Python's own exceptions on the root line are raised by the job's code or by its inputs.
-    _rule(r"^\s*(\[\w+\]:\s*|\d+:\s*)?(KeyError|AttributeError|TypeError|ValueError|IndexError|NameError)\b",
+    _rule(r"^\s*(\[\w+\]:\s*|\d+:\s*)?(KeyError|AttributeError|TypeError|ValueError|IndexError|NameError|ZeroDivisionError|UnboundLocalError)\b",
           "user/configuration", "[rank3]: KeyError: 'input_ids'", "knowledge/framework/python-exception-in-training-code.md"),
 )
 
