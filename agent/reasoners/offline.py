@@ -372,7 +372,9 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     confined = extraction.scope == "node_local" and 0 < len({_machine_of(n) for n in root.nodes}) < len(machines)
     if not confined:
         return choice
-    if choice.category == "user" and choice.subcategory == "script_bug" and _DEVICE_REPORT.search(text) and len(root.nodes) == 1:
+    # Every rank runs the same code and the same kernels: a fault only one GPU reported is that GPU's.
+    code_fault = (choice.category, choice.subcategory) in (("user", "script_bug"), ("framework", "framework_bug"))
+    if code_fault and _DEVICE_REPORT.search(text) and len(root.nodes) == 1:
         return _Choice("hardware", "accelerator", choice.doc_id, choice.confidence,
                        f"{choice.why}, but only {root.nodes[0]}'s GPU reported it while every rank ran the same code")
     if choice.category == "user" and choice.subcategory in ("configuration", "misoperation") and _NOT_FOUND.search(text):
