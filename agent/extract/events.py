@@ -107,14 +107,33 @@ def under_frame(mined: MinedJob, stats: EventStats) -> bool:
     return bool(_FRAME_LINE.match(lexicon.unprefixed(above)))
 
 
-def _recurs_each_attempt(stats: EventStats, window_start: float, w: Weights) -> bool:
+def _recurs_each_attempt(stats: EventStats, window_start: float, w: Weights, attempts: int = 1) -> bool:
     """A launcher that restarts a job appends each attempt to the same log, and a job fails
-    the same way each time: an error seen a few times, the last inside the episode, belongs
-    to the last attempt too (PaddleNLP workerlog.0 holding three attempts' AttributeError,
-    hyang1985/uie-for-fundmanager). Messages printed all along are far more frequent."""
+    the same way each time: an error seen a few times, or at most once per attempt, the last
+    inside the episode, belongs to the last attempt too (PaddleNLP workerlog.0 holding three
+    attempts' AttributeError, hyang1985/uie-for-fundmanager; a container restarted 64 times into
+    the same ConfigKeyError, inclusionAI/AReaL cloud_gsm8k logs). Messages printed all along are
+    far more frequent."""
     last = max((s.last_ts for s in stats.per_node.values() if not math.isnan(s.last_ts)), default=math.nan)
     repeats = max((s.count for s in stats.per_node.values()), default=0)
-    return not math.isnan(last) and last >= window_start and 2 <= repeats <= w.restart_max_repeats
+    return not math.isnan(last) and last >= window_start and 2 <= repeats <= max(w.restart_max_repeats, attempts)
+
+
+START_LINES = 3  # the opening lines a restarted job prints again
+
+
+def attempts_in(mined: MinedJob) -> int:
+    """How many times a node's log starts over: its first lines' message shapes printed again in
+    the same order (a container's banner, a launcher's start-up), at most once per attempt."""
+    most = 1
+    for log in mined.nodes.values():
+        head = log.template[:START_LINES]
+        if len(head) < START_LINES:
+            continue
+        starts = np.flatnonzero(log.template[: len(log) - START_LINES + 1] == head[0])
+        repeats = sum(1 for s in starts.tolist() if np.array_equal(log.template[s : s + START_LINES], head))
+        most = max(most, repeats)
+    return most
 
 
 def benign_in_healthy_runs(
@@ -169,6 +188,7 @@ def score_event(
     wrapped: bool = False,
     weights: Weights = DEFAULT_WEIGHTS,
     source_line: bool = False,
+    attempts: int = 1,
 ) -> tuple[EventCandidate, KnownMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
     workflow), and the library match that boosted it, if any.
@@ -187,7 +207,7 @@ def score_event(
     # the run's last stamped line an hour earlier (rcc-uchicago/pedramh-profiling e3sm_sfno_train.o6141319).
     # One the job worked on after (an NCCL WARN hundreds of iterations before the end) was not.
     undated_at_end = stats.first_ts_latest >= window_start and lines_after <= w.tail_lines
-    in_episode = math.isnan(first) or first >= window_start or undated_at_end or _recurs_each_attempt(stats, window_start, w)
+    in_episode = math.isnan(first) or first >= window_start or undated_at_end or _recurs_each_attempt(stats, window_start, w, attempts)
     score = verdict.weight
     if not in_episode:
         score *= w.before_episode_factor
@@ -263,6 +283,7 @@ def score_events(
     """Every kept event scored, in table order."""
     scored: list[EventCandidate] = []
     ordinary = ordinary_lines(mined)
+    attempts = attempts_in(mined)
     for stats, verdict in kept:
         lines_after = min(
             len(ordinary[mined.nodes[n].source]) - int(np.searchsorted(
@@ -272,7 +293,7 @@ def score_events(
         candidate, _ = score_event(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
             history=history, library=library, lines_after=lines_after, wrapped=wrapped_tail(mined, stats),
-            weights=weights, source_line=under_frame(mined, stats),
+            weights=weights, source_line=under_frame(mined, stats), attempts=attempts,
         )
         scored.append(candidate)
     return scored
