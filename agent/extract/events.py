@@ -107,6 +107,21 @@ def under_frame(mined: MinedJob, stats: EventStats) -> bool:
     return bool(_FRAME_LINE.match(lexicon.unprefixed(above)))
 
 
+_HANDLED = "During handling of the above exception"
+HANDLED_LOOKAHEAD = 3  # lines between an exception and Python's note that another one followed
+
+
+def handled_exception(mined: MinedJob, stats: EventStats) -> bool:
+    """Whether Python printed the event's first line as an exception that was being handled when
+    another one was raised ("During handling of the above exception, another exception occurred"):
+    the job died of the later one. TensorRT-LLM's MetaInitException, caught to retry without meta
+    tensors, above the AssertionError "self.num_heads % tp_size == 0" that ended the job
+    (verl-project/verl PR #5687 launch log)."""
+    log, pos = first_position(mined, stats)
+    ahead = log.template[pos + 1 : pos + 1 + HANDLED_LOOKAHEAD].tolist()
+    return any(_HANDLED in mined.miner.template(int(tid)) for tid in ahead)
+
+
 def _recurs_each_attempt(stats: EventStats, window_start: float, w: Weights, attempts: int = 1) -> bool:
     """A launcher that restarts a job appends each attempt to the same log, and a job fails
     the same way each time: an error seen a few times, or at most once per attempt, the last
@@ -189,6 +204,7 @@ def score_event(
     weights: Weights = DEFAULT_WEIGHTS,
     source_line: bool = False,
     attempts: int = 1,
+    handled: bool = False,
 ) -> tuple[EventCandidate, KnownMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
     workflow), and the library match that boosted it, if any.
@@ -240,6 +256,9 @@ def score_event(
     elif stats.max_level < WARNING_LEVEL:
         score *= w.no_error_words_factor
     score *= w.role_factor[role]
+    if handled:
+        score *= w.handled_factor
+        reasons.append("an exception being handled when another was raised")
     if not history and lines_after > w.tail_lines:
         # A failed run stops soon after its cause: without normal jobs to say what is usual,
         # a message the job went on logging long after is start-up noise, not the failure.
@@ -294,6 +313,7 @@ def score_events(
             stats, verdict, first_sample(mined, stats), n_nodes=n_nodes, window_start=window_start,
             history=history, library=library, lines_after=lines_after, wrapped=wrapped_tail(mined, stats),
             weights=weights, source_line=under_frame(mined, stats), attempts=attempts,
+            handled=handled_exception(mined, stats),
         )
         scored.append(candidate)
     return scored

@@ -92,6 +92,7 @@ class Weights:
 
     # ---- scoring a kept event (events.py)
     before_episode_factor: float = 0.15  # an event before the episode is old news, not the failure
+    handled_factor: float = 0.5  # an exception caught while another was raised ranks below the one that escaped
     restart_max_repeats: int = 5  # an error recurring at most this often is one per restarted attempt
     local_spread: float = 0.25  # printed by at most this share of nodes: "only on ..."
     global_spread: float = 0.75  # printed by at least this share of nodes: job-wide (also the global scope)

@@ -85,6 +85,9 @@ _ARGUMENT_CHECK = re.compile(
     r"(?i)divisible|must be|should be|--[a-z][\w-]+|\bargs\.|not supported with|requires|is None\b|"
     r"too (large|small|big|long|short|many|few)\b|exceeds?\b|out of range|at (least|most)\b|"
     r"\bassert \w+ *[<>]=? *\d|"
+    # A size that must divide another is a parallel setting: "assert self.num_heads % tp_size == 0"
+    # (TensorRT-LLM attention, verl-project/verl PR #5687 launch log with TP 8 on 28 heads).
+    r"\bassert [\w.]+ % [\w.]+ == 0|"
     r"do(es)? not match|(does|do)n'?t match|not equal to|learning.?rate|batch.?size|num_layers|seq.?length|parallel size|world size|"
     # Parallel degrees are settings: "AssertionError: global work size [8], mp_degree [1], sharding_degree [2],
     # pp_degree [1], dp_degree [2]." (PaddlePaddle/PaddleFleetX examples/resnet workerlog.0).
@@ -383,9 +386,14 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     return choice
 
 
+_CARETS = re.compile(r"^\s*[~^]+\s*$")
+
+
 def _checked_text(text: str, evidence: Evidence) -> str:
     """A bare "AssertionError" says what failed in the statement above it ("assert num_samples > 0")."""
-    return text if text.strip() != "AssertionError" or not evidence.root_before else f"{text} {evidence.root_before[-1]}"
+    # Python 3.11+ underlines the statement with carets: the statement is the line above them.
+    source = [line for line in evidence.root_before if not _CARETS.match(lexicon.unprefixed(line))]
+    return text if text.strip() != "AssertionError" or not source else f"{text} {source[-1]}"
 
 
 # A parser's complaint about a file the job gave it: "yaml.scanner.ScannerError: while scanning a
