@@ -22,6 +22,10 @@ WAIT = re.compile(
     # Ray reports an actor it lost, whatever killed it: "ray.exceptions.RayActorError: The actor
     # died unexpectedly before finishing this task." beside slurmstepd's oom-kill (ray-project/ray#14394).
     r"\bactor died unexpectedly|"
+    # ... or relays the exception its constructor raised, printed above it: "ray.exceptions.ActorDiedError:
+    # The actor died because of an error raised in its creation task" (verl-project/verl PR #5687 log,
+    # below the worker's "AssertionError: ppo_mini_batch_size 0 should be larger than 0").
+    r"\bactor died because of an error raised in its creation task|"
     r"notify wait|wait(ing)? for .{0,40}(rank|peer|process)|barrier|"
     r"failed to (send|recv|receive)|(send|recv) failed|"
     r"\bcommunicator\b.{0,20}abort|ncclRemoteError|nccl .{0,20}error.{0,30}remote"
