@@ -36,7 +36,9 @@ class NamePattern:
 NAME_PATTERNS: tuple[NamePattern, ...] = (
     NamePattern(
         "host",
-        re.compile(rf"(?:^|[\s\]>:])(?P<name>{_HOST}):\d+:\d+ \[\d+\] (?:\S+:\d+ )?NCCL (?:WARN|INFO|ERROR)"),
+        # Newer NCCL names the function after the source position: "transport/nvls.cc:379 (nvlsAllocateMem)
+        # NCCL WARN" (NVIDIA/DCGM#304, "[2026-06-23 15:45:07] gpu-stress-dgc86-xfpt6:420:437 [5] ...").
+        re.compile(rf"(?:^|[\s\]>:])(?P<name>{_HOST}):\d+:\d+ \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN|INFO|ERROR)"),
         "[1,6]<stdout>:smc-gpu-03:29884:30403 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 6 and rank 0 "
         "both on CUDA device 1000",
         "horovod/horovod#3929",
@@ -85,6 +87,13 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
         "Ch 00000023, intr 00000000. MMU Fault: ENGINE CE3 HUBCLIENT_CE1 faulted @ 0x7f10_a0000000.",
         "knowledge/cuda/xid-31-gpu-memory-page-fault.md (syslog form of an NVIDIA Xid report)",
         "gpu-a12",
+    ),
+    NamePattern(
+        "host",
+        re.compile(r"^\s*\((?:[\w.:-]+,? )?(?:pid=\d+, )?ip=(?P<name>\d{1,3}(?:\.\d{1,3}){3})\) "),
+        "(raylet, ip=10.22.72.139) [2026-04-17 15:06:03,782 E 622 622] (raylet) node_manager.cc:3250:",
+        "THUDM/slime#1845 (Ray prefixes a remote node's lines with its process and IP)",
+        "10.22.72.139",
     ),
     NamePattern(
         "host",
