@@ -384,3 +384,19 @@ def test_a_collective_timeout_names_the_nccl_settings_the_job_changed(tmp_path) 
                             "x3006c0s13b0n0:21304:21304 [0] NCCL INFO NCCL_CROSS_NIC set by environment to 1."])
     assert any("NCCL_NET_GDR_LEVEL=PHB, NCCL_CROSS_NIC=1," in s for s in changed)
     assert not any("changed NCCL settings" in s for s in steps("defaults", []))
+
+
+def test_a_library_checking_a_value_is_read_as_a_setting_not_a_bug() -> None:
+    # verl-project/verl PR #5687: TensorRT-LLM's attention asserts the heads divide by TP; Python
+    # 3.11 underlines the statement with carets, which are not the statement.
+    before = ['  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/modules/attention.py", line 251, in __init__',
+              "    assert self.num_heads % tp_size == 0",
+              "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"]
+    step = step_from_frames("AssertionError", before)
+    assert step is not None and "`assert self.num_heads % tp_size == 0`" in step
+    assert "checks a value" in step and "move to the release" not in step
+    # A message that only says something "must be executed" is no value check.
+    other = step_from_frames("ValueError: The repository /models/x contains custom code which must be executed",
+                             ['  File "/usr/local/lib/python3.12/dist-packages/transformers/dynamic_module_utils.py", '
+                              "line 769, in resolve_trust_remote_code", "    raise ValueError("])
+    assert other is not None and "checks a value" not in other

@@ -455,7 +455,9 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
     own = [f for f in stack if f.package is None]
     # A bare exception ("AssertionError") is explained by its frame's source line just above:
     # "    assert num_samples > 0" (aws-samples/awsome-distributed-training, Megatron GPT-3 README).
-    source_line = before[-1].strip() if before and text.strip().endswith(exc["exc"]) and before[-1][:1].isspace() else ""
+    # Python 3.11+ underlines it with carets: the statement is the line above them.
+    source = [line for line in before if not _CARET_LINE.match(line)]
+    source_line = source[-1].strip() if source and text.strip().endswith(exc["exc"]) and source[-1][:1].isspace() else ""
     failing = f" (the failing statement: `{source_line}`)" if source_line and not source_line.startswith("File ") else ""
     if innermost.package is None:
         return (f"The {exc['exc']} is raised in the job's checkout (not an installed package) at {innermost}{failing}: "
@@ -468,6 +470,12 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
     if rejected_input(before, stack):
         return (f"{innermost.package} raised this {exc['exc']} on purpose ({innermost}: `{before[-1].strip()}`): it rejects "
                 "a value the job gave it, so change the setting, path or input the message names, not the code.")
+    if _VALUE_CHECK.search(f"{text} {source_line}"):
+        # A library checking a value the job set is refusing the setting, whatever frames surround it.
+        return (f"{innermost.package} checks a value here ({innermost}{failing}): a setting or input of the job fails "
+                "that check, so change the value the message or the statement names (a size, a parallel degree, a "
+                f"schedule length); only if the value is right is it a bug of {innermost.package}: search its issue "
+                "tracker for the message.")
     # Every frame is the stack's: the bug is in it, or in how two of its pieces meet. The frame
     # where one package calls into another is where the bad value crossed (verl's checkpoint
     # manager calling transformers' from_config without trust_remote_code, verl-project/verl#5200).
@@ -482,6 +490,13 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
             "project was tested with.")
 
 
+_CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
+# Wording of a check on a value: "ValueError: end should be larger than begin, but got begin=0,
+# end=0" (mmengine's parameter scheduler under XTuner, csg2008/InternLMAgricultureAssistant notes),
+# "    assert self.num_heads % tp_size == 0" (TensorRT-LLM attention, verl-project/verl PR #5687 log).
+_VALUE_CHECK = re.compile(r"(?i)\bassert\b.{0,80}(?:\s%\s|[<>]=?|==|!=)|"
+                          r"\b(?:should|must) be (?:larger|smaller|greater|less|at least|at most|positive|divisible|a multiple)\b|"
+                          r"\bdivisible by\b|\bexceeds?\b.{0,40}\d|\bbut got \w+=")
 _INPUT_CHECK_RAISE = re.compile(r"^\s+raise (?:ValueError|TypeError|KeyError)\b")
 
 
