@@ -86,6 +86,12 @@ CONTEXT = re.compile(
     # aicpu ops package failed" (mindspore-lab/mindocr FAQ), "- Dataset Pipeline Error Message:",
     # "- C++ Call Stack: (For framework developers)" (MindSpore's error format).
     r"^\s*\\?-\s?[A-Z][\w+ ]{0,40}(?:Error Message|Call Stack):(?:\s*\(For framework developers\))?\s*$|"
+    # MindSpore's import-time package check reports what it could not verify and lets the job go
+    # on; the job's own failure comes later: "[ERROR] ME(...):... [mindspore/run_check/_check_version.py:388]
+    # CheckFailed: cannot import name 'utils' from partially initialized module 'tbe.common'" above
+    # "Malloc device memory failed ... may be other processes occupying this card" (mindspore-lab/models
+    # LPCNet eval.log); its WARNINGs above a device-address error (mindspore-lab/mindocr FAQ).
+    r"\[mindspore/run_check/_check_version\.py:(?:\d+|<NUM>)\]|"
     # A shell's xtrace echo of the command it is about to run is the job's input, however
     # many error words its arguments carry: "+ docker exec -it --env=CP ... --env=HYDRA_FULL_ERROR"
     # (mlcommons/training_results_v4.0, Red Hat llama2_70b_lora result log)
