@@ -456,7 +456,7 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
     # A bare exception ("AssertionError") is explained by its frame's source line just above:
     # "    assert num_samples > 0" (aws-samples/awsome-distributed-training, Megatron GPT-3 README).
     # Python 3.11+ underlines it with carets: the statement is the line above them.
-    source = [line for line in before if not _CARET_LINE.match(line)]
+    source = [line for line in before if not CARET_LINE.match(line)]
     source_line = source[-1].strip() if source and text.strip().endswith(exc["exc"]) and source[-1][:1].isspace() else ""
     failing = f" (the failing statement: `{source_line}`)" if source_line and not source_line.startswith("File ") else ""
     if innermost.package is None:
@@ -490,7 +490,7 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
             "project was tested with.")
 
 
-_CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
+CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
 # Wording of a check on a value: "ValueError: end should be larger than begin, but got begin=0,
 # end=0" (mmengine's parameter scheduler under XTuner, csg2008/InternLMAgricultureAssistant notes),
 # "    assert self.num_heads % tp_size == 0" (TensorRT-LLM attention, verl-project/verl PR #5687 log).

@@ -32,7 +32,7 @@ from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
-from .evidence_steps import MISSING_PATH, STDLIB, evidence_steps, frames, message_hints, rejected_input
+from .evidence_steps import CARET_LINE, MISSING_PATH, STDLIB, evidence_steps, frames, message_hints, rejected_input
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -386,13 +386,10 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
     return choice
 
 
-_CARETS = re.compile(r"^\s*[~^]+\s*$")
-
-
 def _checked_text(text: str, evidence: Evidence) -> str:
     """A bare "AssertionError" says what failed in the statement above it ("assert num_samples > 0")."""
     # Python 3.11+ underlines the statement with carets: the statement is the line above them.
-    source = [line for line in evidence.root_before if not _CARETS.match(lexicon.unprefixed(line))]
+    source = [line for line in evidence.root_before if not CARET_LINE.match(lexicon.unprefixed(line))]
     return text if text.strip() != "AssertionError" or not source else f"{text} {source[-1]}"
 
 
