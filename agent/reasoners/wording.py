@@ -29,8 +29,11 @@ def _rule(pattern: str, reading: str, example: str, source: str) -> WordingRule:
 
 WORDING_RULES: tuple[WordingRule, ...] = (
     # Not an SSH login refused ("root@worker-1: Permission denied (publickey,password).", pdsh
-    # across nodes): keys between nodes are the platform's setup, and its doc says so.
-    _rule(r"(?i)permission denied(?! \(publickey|, please try again)|access denied|read-only file system", "user/misoperation",
+    # across nodes): keys between nodes are the platform's setup, and its doc says so. Nor NCCL
+    # refused its shared memory ("NCCL WARN Call to shm_open failed : Permission denied",
+    # pytorch/pytorch#37004): /dev/shm's mode is the node's.
+    _rule(r"(?i)^(?!.*shm_open failed).*(?:permission denied(?! \(publickey|, please try again)|access denied|read-only file system)",
+          "user/misoperation",
           "PermissionError: [Errno 13] Permission denied: '/data/shared/output/llama7b-sft/checkpoint-500'",
           "knowledge/platform/output-dir-permission-denied.md"),
     # The job's own allocations exhausting device memory are its settings (knowledge/README.md's
