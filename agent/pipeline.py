@@ -146,6 +146,7 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
                 occurrences_truncated=True if truncated else None,
             )
         )
+    from .extract.events import first_position
     from .extract.iterations import last_logged
     from .extract.stages import likely_stage
 
@@ -154,9 +155,7 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         stage = next((st for ev in events_out[:1] for o in ev.occurrences[:1] if (st := likely_stage(o.text))), stage)
     iterations = extraction.iterations
     if not iterations and stage in ("training", "checkpoint") and extraction.events:
-        root = extraction.table.events[extraction.events[0].tid]
-        first = root.first_node()
-        iterations = last_logged(mined, first, root.per_node[first].first_pos)
+        iterations = last_logged(mined, *first_position(mined, extraction.table.events[extraction.events[0].tid]))
     symptom = extraction.symptom
     if symptom == "launching_failure" and stage in ("training", "checkpoint"):
         symptom = "training_crash"  # the traceback shows training had begun

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.pipeline import analyze
+from tests.minedjobs import write_logs
 
 # The shape of verl-project/verl PR #5687's launch log: TensorRT-LLM caught its MetaInitException
 # to retry without meta tensors, and the retry hit the heads/TP assertion that ended the job.
@@ -26,10 +27,7 @@ CHAIN = [
 
 
 def test_the_exception_that_escaped_is_the_root_and_its_check_a_setting(tmp_path: Path) -> None:
-    logs = tmp_path / "job"
-    logs.mkdir()
-    (logs / "console.log").write_text("\n".join(CHAIN) + "\n")
-    d = analyze(logs, workers=1, use_pool=False).diagnosis
+    d = analyze(write_logs(tmp_path, {"console": CHAIN}), workers=1, use_pool=False).diagnosis
     assert d.events[0].occurrences[0].text == "AssertionError"
     handled = [e for e in d.events if "MetaInitException" in e.template]
     assert not handled or "an exception being handled when another was raised" in handled[0].reasons

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent.extract.events import attempts_in
 from agent.pipeline import analyze
-from tests.minedjobs import mine
+from tests.minedjobs import mine, write_logs
 
 
 def _attempt(k: int) -> list[str]:
@@ -31,12 +31,9 @@ def test_attempts_count_the_banner_printed_again(tmp_path: Path) -> None:
 
 
 def test_an_error_once_per_attempt_stays_the_root_after_many_restarts(tmp_path: Path) -> None:
-    logs = tmp_path / "job"
-    logs.mkdir()
     lines = [line for k in range(12) for line in _attempt(k)]
     # The last attempt is still starting when the log ends: its progress bars are no failure.
     lines += ["2025-11-26T16:55:20.100Z ==========", "2025-11-26T16:55:20.101Z == CUDA ==",
               *[f"2025-11-26T16:55:20.{300 + i}Z 0%| | 0/23 [00:00<?, ?it/s] Capturing batches (bs={i})" for i in range(1, 40)]]
-    (logs / "console.log").write_text("\n".join(lines) + "\n")
-    d = analyze(logs, workers=1, use_pool=False).diagnosis
+    d = analyze(write_logs(tmp_path, {"console": lines}), workers=1, use_pool=False).diagnosis
     assert d.events and "ConfigKeyError" in d.events[0].template

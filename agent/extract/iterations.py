@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mining import MinedJob
+from ..records import NodeLog
 from .progress import Timeline
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -81,21 +82,20 @@ _REPORTED = re.compile(r"(?i)\bloss\b|\blr\b|learning.rate|grad.?norm|throughput
                        r"elapsed|\bsav(?:e|ing)\b.{0,40}checkpoint|checkpoint.{0,40}\bsav(?:e|ing)\b|\bvalid|\beval")
 
 
-def last_logged(mined: MinedJob, node: str, pos: int) -> list[int]:
+def last_logged(mined: MinedJob, log: NodeLog, pos: int) -> list[int]:
     """Without a progress timeline (an excerpt, or fewer than three progress lines), the last
-    iteration the job reported at or before the failure at ``mined.nodes[node]`` position
-    ``pos``: a job fails in the iteration after the last one it reported, or in the save or
-    evaluation it announced. Reads the node's own lines and, for a console, its file's other
-    ranks up to the same line."""
-    log = mined.nodes.get(node)
-    if log is None or not len(log):
+    iteration the job reported at or before the failure at ``log``'s position ``pos``: a job
+    fails in the iteration after the last one it reported, or in the save or evaluation it
+    announced. Reads the node's own lines and, for a console, its file's other ranks up to the
+    same line."""
+    if not len(log):
         return []
     line = int(log.lineno[min(pos, len(log) - 1)])
     best_line, best_it = -1, -1
-    for name, other in mined.nodes.items():
-        if name != node and other.source != log.source:
+    for other in mined.nodes.values():
+        if other is not log and other.source != log.source:
             continue
-        upto = min(pos, len(other) - 1) + 1 if name == node else int(np.searchsorted(other.lineno, line, side="right"))
+        upto = min(pos, len(other) - 1) + 1 if other is log else int(np.searchsorted(other.lineno, line, side="right"))
         idx = np.flatnonzero(other.iteration[:upto] >= 0)
         for i in idx[::-1].tolist():
             if _REPORTED.search(mined.miner.template(int(other.template[i]))):

@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..extract import lexicon
+
 MAX_STEPS = 2
 
 # Python's import system: the module path says which package is missing or too old.
@@ -455,9 +457,8 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
     own = [f for f in stack if f.package is None]
     # A bare exception ("AssertionError") is explained by its frame's source line just above:
     # "    assert num_samples > 0" (aws-samples/awsome-distributed-training, Megatron GPT-3 README).
-    # Python 3.11+ underlines it with carets: the statement is the line above them.
-    source = [line for line in before if not CARET_LINE.match(line)]
-    source_line = source[-1].strip() if source and text.strip().endswith(exc["exc"]) and source[-1][:1].isspace() else ""
+    statement = statement_above(before)
+    source_line = statement.strip() if statement and text.strip().endswith(exc["exc"]) and statement[:1].isspace() else ""
     failing = f" (the failing statement: `{source_line}`)" if source_line and not source_line.startswith("File ") else ""
     if innermost.package is None:
         return (f"The {exc['exc']} is raised in the job's checkout (not an installed package) at {innermost}{failing}: "
@@ -490,7 +491,15 @@ def step_from_frames(text: str, before: list[str]) -> str | None:
             "project was tested with.")
 
 
-CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
+_CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
+
+
+def statement_above(before: Sequence[str]) -> str | None:
+    """The last line above an exception that is not Python 3.11's caret underline of it: the
+    statement that raised, when the lines above are its traceback."""
+    return next((line for line in reversed(before) if not _CARET_LINE.match(lexicon.unprefixed(line))), None)
+
+
 # Wording of a check on a value: "ValueError: end should be larger than begin, but got begin=0,
 # end=0" (mmengine's parameter scheduler under XTuner, csg2008/InternLMAgricultureAssistant notes),
 # "    assert self.num_heads % tp_size == 0" (TensorRT-LLM attention, verl-project/verl PR #5687 log).

@@ -32,7 +32,7 @@ from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
-from .evidence_steps import CARET_LINE, MISSING_PATH, STDLIB, evidence_steps, frames, message_hints, rejected_input
+from .evidence_steps import MISSING_PATH, STDLIB, evidence_steps, frames, message_hints, rejected_input, statement_above
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -388,9 +388,8 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
 
 def _checked_text(text: str, evidence: Evidence) -> str:
     """A bare "AssertionError" says what failed in the statement above it ("assert num_samples > 0")."""
-    # Python 3.11+ underlines the statement with carets: the statement is the line above them.
-    source = [line for line in evidence.root_before if not CARET_LINE.match(lexicon.unprefixed(line))]
-    return text if text.strip() != "AssertionError" or not source else f"{text} {source[-1]}"
+    statement = statement_above(evidence.root_before)
+    return text if text.strip() != "AssertionError" or statement is None else f"{text} {statement}"
 
 
 # A parser's complaint about a file the job gave it: "yaml.scanner.ScannerError: while scanning a
