@@ -279,3 +279,40 @@ def test_when_nothing_stands_out_the_last_line_naming_an_error_is_reported(tmp_p
     # Lines that name no error give nothing to point at.
     (tmp_path / "info").mkdir()
     assert root_text(tmp_path / "info", ["mtk:2521:2528 [0] NCCL INFO 0 -> 1 via P2P/IPC"] * 2) == ""
+
+
+def _events(tmp_path: Path, lines: list[str], library: KnownFaults | None) -> list[str]:
+    logs = tmp_path / "logs"
+    logs.mkdir(parents=True)
+    (logs / "console.log").write_text("\n".join(lines) + "\n")
+    return [e.template for e in extract(mine_job(logs, workers=1), None, library, Weights()).events]
+
+
+def test_a_recognised_header_stays_beside_the_exception_it_heads(tmp_path: Path) -> None:
+    # jerrylsu.net DDP notes: the DataLoader's shared-memory message heads the traceback.
+    lines = ["Training Start!",
+             "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+             "Traceback (most recent call last):",
+             '  File "/root/anaconda3/envs/torch/lib/python3.7/multiprocessing/queues.py", line 236, in _feed',
+             "    obj = _ForkingPickler.dumps(obj)",
+             '  File "/root/anaconda3/envs/torch/lib/python3.7/multiprocessing/reduction.py", line 51, in dumps',
+             "    cls(buf, protocol).dump(obj)",
+             '  File "/root/anaconda3/envs/torch/lib/python3.7/site-packages/torch/multiprocessing/reductions.py", line 333',
+             "    fd, size = storage._share_fd_()",
+             "RuntimeError: unable to write to file </torch_3531_3962650647>"]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    events = _events(tmp_path, lines, library)
+    assert "unable to write to file" in events[0] and any("Unexpected bus error" in t for t in events)
+
+
+def test_a_recognised_line_inside_an_untimed_error_block_is_a_companion(tmp_path: Path) -> None:
+    # hiyouga/LLaMA-Factory#4610: the CANN TraceBack block names the missing kernel binary.
+    lines = ["RuntimeError: call aclnnCast failed, detail:EZ9999: Inner Error!",
+             "EZ9999: 2024-06-28-13:05:55.631.066  Parse dynamic kernel config fail.",
+             "        TraceBack (most recent call last):",
+             "        AclOpKernelInit failed opType",
+             "        Op Cast does not has any binary.",
+             "        Kernel Run failed. opType: 3, Cast"]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    assert any("does not has any binary" in t for t in _events(tmp_path, lines, library))
+    assert not any("does not has any binary" in t for t in _events(tmp_path / "bare", lines, None))

@@ -67,8 +67,13 @@ def companions_of(
         # Messages of one fault are printed together: next to the root in its node's log.
         timed = _timed(root, mined, table) and _timed(e, mined, table)
         gap = abs(e.first_ts - root.first_ts) if timed and not (math.isnan(e.first_ts) or math.isnan(root.first_ts)) else math.inf
-        if math.isinf(gap) and _lines_apart(root, e, table) <= w.companion_lines and lexicon.has_error_words(e.template):
-            gap = 0.0  # lines without a time: "together" is a few lines apart on the same node
+        # Lines without a time: "together" is a few lines apart on the same node, for a line that
+        # names an error or that a known fault pattern recognises ("Op Cast does not has any
+        # binary." inside a CANN TraceBack block, hiyouga/LLaMA-Factory#4610).
+        if math.isinf(gap) and _lines_apart(root, e, table) <= w.companion_lines and (
+            lexicon.has_error_words(e.template) or e.known
+        ):
+            gap = 0.0
         close = gap <= w.companion_seconds
         # A burst on the root's own node(s) in the same moment is one fault speaking.
         if (
@@ -116,7 +121,10 @@ def exception_under_header(
     exception that ends the traceback below it says what failed. Ray Tune's "ERROR
     trial_runner.py:569 -- Error processing event." above a traceback ending in "TypeError:
     save_checkpoint() missing 1 required positional argument: 'train_params'"
-    (ninamiolane/vaetree run.err). An exception line is never a header: it is the message."""
+    (ninamiolane/vaetree run.err). An exception line is never a header: it is the message. A
+    header a known fault pattern recognises names the fault too, and stays beside it ("ERROR:
+    Unexpected bus error encountered in worker. This might be caused by insufficient shared
+    memory (shm)." above its traceback, jerrylsu.net DDP notes)."""
     stats = table.events[root.tid]
     log, pos = first_position(mined, stats)
     # logger.exception logs at ERROR; a warning above a traceback is a message of its own.

@@ -450,14 +450,13 @@ def select(
     exits = [e for e in scored if e.role == "teardown" and lexicon.is_task_error_exit(e.template)]
     root, root_reasons = _root_of(roots_pool, cascades, mined, table, n_nodes, w, exits)
     reported = companions.exception_under_header(root, scored, mined, table)
+    header = root if reported is not None and root.known else None  # a recognised header names the fault too
     if reported is not None:
         root, root_reasons = reported, ["the exception the logged message above its traceback reports", *root_reasons]
     chosen = {root.tid: dataclasses.replace(root, role="root", reasons=[*root_reasons, *root.reasons])}
-    statement = companions.failing_assert(root, scored, mined, table)
-    if statement is not None:
-        chosen[statement.tid] = dataclasses.replace(
-            statement, role="companion", reasons=["the assert statement the bare AssertionError reports", *statement.reasons])
-    for extra, why in ((companions.fatal_exception(root, scored, mined, table), "the exception the error raised"),
+    for extra, why in ((header, "the logged message that heads the root's traceback"),
+                       (companions.failing_assert(root, scored, mined, table), "the assert statement the bare AssertionError reports"),
+                       (companions.fatal_exception(root, scored, mined, table), "the exception the error raised"),
                        (companions.thrown_type(root, scored, mined, table), "the type of the exception thrown"),
                        (companions.relay_of(root, scored, mined, table, w), "the same exception, relayed to its caller")):
         if extra is not None and extra.tid not in chosen:
