@@ -244,6 +244,7 @@ def gather_evidence(
     if library is not None:
         evidence.warnings.extend(library.warnings)  # user patterns skipped as unreadable: say so
     evidence.stack = stackdetect.detect(t for log in mined.nodes.values() for samples in log.samples.values() for t in samples)
+    job_frameworks = stackdetect.frameworks(t for log in mined.nodes.values() for samples in log.samples.values() for t in samples)
     around = read_root_lines(mined, diagnosis)
     evidence.log_advice, evidence.root_before, evidence.root_after = around.advice, around.before, around.after
     if library is not None:
@@ -272,10 +273,20 @@ def gather_evidence(
         # A job that names neither stack gets a stack's doc only when its signature matched
         # the line itself: nearness in wording is no evidence of the hardware.
         evidence.knowledge = [h for h in hits if evidence.stack != "unknown" or h.stack == "any" or h.signature]
+        # Nor does wording alone bring in a doc for a framework the job does not run.
+        evidence.knowledge = [h for h in evidence.knowledge
+                              if h.signature or stackdetect.framework_fits(_components(kb, h.id), job_frameworks)]
         evidence.warnings.extend(n for n in getattr(kb, "notices", []) if n not in evidence.warnings)
         for hit in evidence.knowledge:
             _add_doc(evidence, kb, hit.id)
     return evidence
+
+
+def _components(kb: KnowledgeBase, doc_id: str) -> list[str]:
+    try:
+        return list(kb.get(doc_id).components)
+    except Exception:  # a user pattern id or a doc removed since: no framework to hold against it
+        return []
 
 
 def _add_doc(evidence: Evidence, kb: KnowledgeBase, doc_id: str) -> None:

@@ -33,6 +33,31 @@ def detect(texts: Iterable[str]) -> str:
     return "unknown"
 
 
+# Training frameworks a job runs instead of PyTorch: a doc written for one of them explains
+# another framework's message only by coincidence of wording (a MindSpore GeneratorDataset
+# doc is no reading of a numpy ABI error in a PyTorch job). Doc component -> the name the
+# framework's own lines print ("[mindspore/ccsrc/...]", "paddle.distributed.launch",
+# "mxnet.base.MXNetError", "tensorflow/core/...").
+FRAMEWORK_COMPONENTS = {
+    "mindspore": "mindspore", "minddata": "mindspore", "mindrecord": "mindspore", "mindformers": "mindspore",
+    "paddlepaddle": "paddle", "paddle": "paddle", "paddle.distributed.launch": "paddle",
+    "mxnet": "mxnet", "tensorflow": "tensorflow",
+}
+_FRAMEWORK_NAMES = re.compile(r"(?i)(mindspore|paddle|mxnet|tensorflow)")
+
+
+def frameworks(texts: Iterable[str]) -> frozenset[str]:
+    """The non-PyTorch training frameworks the job's lines name."""
+    return frozenset(m.group(1).lower() for text in texts for m in _FRAMEWORK_NAMES.finditer(text))
+
+
+def framework_fits(doc_components: Iterable[str], job_frameworks: frozenset[str]) -> bool:
+    """Whether a doc may advise the job by wording alone: a doc for a framework the job's
+    lines never name may not."""
+    needed = {FRAMEWORK_COMPONENTS[c.lower()] for c in doc_components if c.lower() in FRAMEWORK_COMPONENTS}
+    return not needed or bool(needed & job_frameworks)
+
+
 def fits(doc_stack: str, job_stack: str) -> bool:
     """Whether a doc for ``doc_stack`` may advise a job on ``job_stack``."""
     return job_stack == "unknown" or doc_stack in ("any", job_stack)

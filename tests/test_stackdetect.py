@@ -62,3 +62,17 @@ def test_a_step_for_both_stacks_loses_only_the_other_stacks_clause() -> None:
 def test_the_tbe_compiler_marks_an_ascend_job() -> None:
     # MindSpore forum topic 1215: the only line of the job.
     assert detect(["[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!"]) == "ascend"
+
+
+def test_a_doc_for_another_training_framework_advises_only_jobs_that_name_it() -> None:
+    from agent.stackdetect import framework_fits, frameworks
+
+    # LeeChangmin0310/RARE-3D logs/train.log: a PyTorch job's numpy ABI error, nothing of MindSpore.
+    torch_job = frameworks(['  File "geometry.pyx", line 1, in init skimage._shared.geometry',
+                            "ValueError: numpy.dtype size changed, may indicate binary incompatibility."])
+    assert torch_job == frozenset()
+    assert not framework_fits(["mindspore", "minddata"], torch_job)
+    assert framework_fits(["pytorch", "numpy"], torch_job)
+    # mindspore-lab/mindocr FAQ: MindSpore names itself in its log prefix.
+    ms_job = frameworks(["[ERROR] MD(1234,fffe,python):2023-03-01-10:00:00.000.000 [mindspore/ccsrc/minddata/dataset/x.cc:10] error"])
+    assert framework_fits(["mindspore", "minddata"], ms_job) and not framework_fits(["paddlepaddle"], ms_job)
