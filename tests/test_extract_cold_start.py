@@ -316,3 +316,16 @@ def test_a_recognised_line_inside_an_untimed_error_block_is_a_companion(tmp_path
     library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
     assert any("does not has any binary" in t for t in _events(tmp_path, lines, library))
     assert not any("does not has any binary" in t for t in _events(tmp_path / "bare", lines, None))
+
+
+def test_a_cann_code_line_in_the_roots_block_is_a_companion_though_it_reads_as_a_wait(tmp_path: Path) -> None:
+    # hiyouga/LLaMA-Factory#5551: EE1002 (stream synchronize timeout) is the code behind the root.
+    lines = ["RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:390 NPU function error: "
+             "aclrtSynchronizeDevice, error code is 507046",
+             "[ERROR] 2024-09-26-16:06:40 (PID:2671581, Device:2, RankID:2) ERR00100 PTA call acl api failed",
+             "[Error]: In the specified timeout waiting event, all tasks in the specified stream are not completed. ",
+             "        Rectify the fault based on the error information in the ascend log.",
+             "EE1002: 2024-09-26-16:06:40.565.510 Stream synchronize timeout. rtDeviceSynchronize execute failed, "
+             "reason=[stream sync timeout]"]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    assert any(t.startswith("EE1002") for t in _events(tmp_path, lines, library))

@@ -87,9 +87,20 @@ def companions_of(
             continue
         same_nodes = set(e.nodes) <= set(root.nodes) and local_root
         kind_ok = e.role == "candidate" or (e.role == "wait" and same_nodes)
-        if close and kind_ok and e.score >= max(w.root_min_score, w.companion_share * root.score):
+        if close and kind_ok and (e.score >= max(w.root_min_score, w.companion_share * root.score) or _coded_wait(e, same_nodes)):
             out.append((e, "follows the root on the same node(s)"))
     return out
+
+
+# CANN reports one fault as a chain of coded lines, and each code is what an SRE looks up:
+# "EE1002: ... Stream synchronize timeout. rtDeviceSynchronize execute failed" under torch_npu's
+# "ERR00100 PTA call acl api failed" (hiyouga/LLaMA-Factory#5551). Its wording reads as a wait,
+# but on the root's own node, printed with it, it is the root's block, not a peer's cascade.
+_CANN_CODE = re.compile(r"\bE[A-Z]\d{4}\b")
+
+
+def _coded_wait(e: EventCandidate, same_nodes: bool) -> bool:
+    return e.role == "wait" and same_nodes and bool(_CANN_CODE.search(e.template))
 
 
 _BARE_ASSERTION = re.compile(r"^\s*(?:[\w.]+\.)?AssertionError\s*$")
