@@ -329,3 +329,14 @@ def test_a_cann_code_line_in_the_roots_block_is_a_companion_though_it_reads_as_a
              "reason=[stream sync timeout]"]
     library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
     assert any(t.startswith("EE1002") for t in _events(tmp_path, lines, library))
+
+
+def test_an_exception_message_ending_in_a_colon_goes_on_in_the_next_line(tmp_path: Path) -> None:
+    # PrimeIntellect-ai/prime-rl#3146: the next line says which variable was missing.
+    lines = ["Traceback (most recent call last):",
+             "ValueError: Error initializing torch.distributed using env:// rendezvous:",
+             "environment variable RANK expected, but not set"]
+    assert any("RANK expected" in t for t in _events(tmp_path, lines, None))
+    # A path or a list under the colon is data the message names, not more of it (verl#4029).
+    listed = ["FileNotFoundError: [Errno 2] No such file or directory:", "'/root/verl/config/agent.yaml'"]
+    assert len(_events(tmp_path / "listed", listed, None)) == 1

@@ -182,6 +182,27 @@ def fatal_exception(
     return None
 
 
+def message_continued(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate | None:
+    """An exception whose message ends in a colon goes on in the next line, which says what
+    was wrong ("ValueError: Error initializing torch.distributed using env:// rendezvous:" over
+    "environment variable RANK expected, but not set", PrimeIntellect-ai/prime-rl#3146)."""
+    stats = table.events[root.tid]
+    text = lexicon.unprefixed(first_sample(mined, stats)).rstrip()
+    if not (text.endswith(":") and lexicon.is_exception_line(text)):
+        return None
+    log, pos = first_position(mined, stats)
+    if pos + 1 >= len(log.template):
+        return None
+    below = int(log.template[pos + 1])
+    nxt = lexicon.unprefixed((log.samples.get(below) or [""])[0]).strip()
+    # A sentence, not the data the message lists (a path, a list of keys, an overload signature).
+    if not nxt[:1].isalpha() or nxt.startswith(("Traceback", "File ")) or lexicon.informative_words(nxt) < 3:
+        return None
+    return next((e for e in scored if e.tid == below and e.role in ("candidate", "wait")), None)
+
+
 _TERMINATE = re.compile(r"terminate called after throwing an instance of")
 
 

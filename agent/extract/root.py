@@ -458,6 +458,7 @@ def select(
                        (companions.failing_assert(root, scored, mined, table), "the assert statement the bare AssertionError reports"),
                        (companions.fatal_exception(root, scored, mined, table), "the exception the error raised"),
                        (companions.thrown_type(root, scored, mined, table), "the type of the exception thrown"),
+                       (companions.message_continued(root, scored, mined, table), "the rest of the root's message"),
                        (companions.relay_of(root, scored, mined, table, w), "the same exception, relayed to its caller")):
         if extra is not None and extra.tid not in chosen:
             chosen[extra.tid] = dataclasses.replace(extra, role="companion", reasons=[why, *extra.reasons])
