@@ -43,19 +43,21 @@ FRAMEWORK_COMPONENTS = {
     "paddlepaddle": "paddle", "paddle": "paddle", "paddle.distributed.launch": "paddle",
     "mxnet": "mxnet", "tensorflow": "tensorflow",
 }
-_FRAMEWORK_NAMES = re.compile(r"(?i)(mindspore|paddle|mxnet|tensorflow)")
+_FRAMEWORK_NAMES = re.compile(r"(?i)(mindspore|paddle|mxnet|tensorflow)|(\btorch\b|torch[._/]|pytorch)")
 
 
 def frameworks(texts: Iterable[str]) -> frozenset[str]:
-    """The non-PyTorch training frameworks the job's lines name."""
-    return frozenset(m.group(1).lower() for text in texts for m in _FRAMEWORK_NAMES.finditer(text))
+    """The training frameworks the job's lines name (PyTorch as ``torch``)."""
+    return frozenset((m.group(1) or "torch").lower() for text in texts for m in _FRAMEWORK_NAMES.finditer(text))
 
 
 def framework_fits(doc_components: Iterable[str], job_frameworks: frozenset[str]) -> bool:
-    """Whether a doc may advise the job by wording alone: a doc for a framework the job's
-    lines never name may not."""
+    """Whether a doc may advise the job by wording alone: not a doc for a framework when the
+    job's lines name frameworks and not that one. A one-line excerpt that names none keeps
+    every doc ("Unexpected error. MindRecordOp init failed, illegal column list", MindSpore's
+    Pangu-alpha README)."""
     needed = {FRAMEWORK_COMPONENTS[c.lower()] for c in doc_components if c.lower() in FRAMEWORK_COMPONENTS}
-    return not needed or bool(needed & job_frameworks)
+    return not needed or not job_frameworks or bool(needed & job_frameworks)
 
 
 def fits(doc_stack: str, job_stack: str) -> bool:

@@ -68,11 +68,13 @@ def test_a_doc_for_another_training_framework_advises_only_jobs_that_name_it() -
     from agent.stackdetect import framework_fits, frameworks
 
     # LeeChangmin0310/RARE-3D logs/train.log: a PyTorch job's numpy ABI error, nothing of MindSpore.
-    torch_job = frameworks(['  File "geometry.pyx", line 1, in init skimage._shared.geometry',
+    torch_job = frameworks(['  File "/opt/conda/lib/python3.9/site-packages/torch/utils/data/dataloader.py", line 1, in <module>',
                             "ValueError: numpy.dtype size changed, may indicate binary incompatibility."])
-    assert torch_job == frozenset()
+    assert torch_job == frozenset({"torch"})
     assert not framework_fits(["mindspore", "minddata"], torch_job)
     assert framework_fits(["pytorch", "numpy"], torch_job)
+    # A one-line excerpt that names no framework keeps every doc (MindSpore Pangu-alpha README).
+    assert framework_fits(["mindspore", "mindrecord"], frameworks(["Unexpected error. MindRecordOp init failed, illegal column list"]))
     # mindspore-lab/mindocr FAQ: MindSpore names itself in its log prefix.
     ms_job = frameworks(["[ERROR] MD(1234,fffe,python):2023-03-01-10:00:00.000.000 [mindspore/ccsrc/minddata/dataset/x.cc:10] error"])
     assert framework_fits(["mindspore", "minddata"], ms_job) and not framework_fits(["paddlepaddle"], ms_job)
