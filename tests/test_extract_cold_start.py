@@ -340,3 +340,35 @@ def test_an_exception_message_ending_in_a_colon_goes_on_in_the_next_line(tmp_pat
     # A path or a list under the colon is data the message names, not more of it (verl#4029).
     listed = ["FileNotFoundError: [Errno 2] No such file or directory:", "'/root/verl/config/agent.yaml'"]
     assert len(_events(tmp_path / "listed", listed, None)) == 1
+
+
+def test_startup_warnings_of_an_unstamped_stderr_give_way_to_its_fatal_assert(tmp_path: Path) -> None:
+    # sajal-vt/Megatron-DeepSpeed-Summit LSF job 3328774: the .e file carries no time (its .o
+    # beside it does); the Spectrum MPI and JIT warnings at its top did not stop the job, the
+    # batch-size assertion at its end did.
+    stderr = ["Error: SMPI environment generator script not found at:",
+              "Path : /gpfs/alpine2/stf218/world-shared/sajal/moe-env-311/bin/alias.pl",
+              "Error: No such file or directory",
+              "Warning. Failed to setup the Spectrum MPI environment.",
+              "Continuing to launch. Beware, the Spectrum MPI environment may not be completely setup.",
+              *["Warning: OMP_NUM_THREADS=16 is greater than available PU's"] * 12,
+              *["WARNING:root:Cannot import JIT optimized kernels. CUDA extension will be disabled."] * 12,
+              *["/bin/sh: line 0: type: git: not found"] * 12,
+              # Twelve ranks' tracebacks interleaved: frames, not the routine lines of a program running on.
+              *["Traceback (most recent call last):",
+                '  File "/gpfs/alpine2/stf218/world-shared/sajal/Megatron-DeepSpeed/pretrain_gpt.py", line 356, in <module>',
+                "    pretrain(train_valid_test_datasets_provider,",
+                '  File "/gpfs/alpine2/stf218/world-shared/sajal/Megatron-DeepSpeed/megatron/training.py", line 125, in pretrain'] * 18,
+              *[line for _ in range(3) for line in (
+                  "Traceback (most recent call last):",
+                  '  File "/gpfs/alpine2/stf218/world-shared/sajal/Megatron-DeepSpeed/pretrain_gpt.py", line 356, in <module>',
+                  "    assert global_batch_size % micro_batch_times_data_parallel == 0, \\",
+                  "AssertionError: global batch size (48) is not divisible by micro batch size (8) times data parallel size (12)")]]
+    stdout = ["g16n14", *[f"[2024-03-04 00:20:59,1{i:02d}] [INFO] [real_accelerator.py:133:get_accelerator] Setting ds_accelerator "
+                          "to cuda (auto detect)" for i in range(12)]]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "gpt3-megatron.3328774.e.log").write_text("\n".join(stderr) + "\n")
+    (logs / "gpt3-megatron.3328774.o.log").write_text("\n".join(stdout) + "\n")
+    events = extract(mine_job(logs, workers=1), None, FaultLibrary.load(user_dir=tmp_path / "user-patterns"), Weights()).events
+    assert "global batch size" in events[0].template
