@@ -363,3 +363,22 @@ def test_a_script_bug_with_no_frame_of_the_users_code_is_the_stacks() -> None:
     stdlib.root_before = ['  File "/home/me/train.py", line 5, in <module>', "step 10 loss 2.1",
                           '  File "/usr/lib/python3.10/shutil.py", line 729, in rmtree', "    os.rmdir(path)"]
     assert verdict(stdlib) == ("user", "script_bug")
+
+
+def test_a_device_side_collective_timeout_under_a_wrapper_is_a_wait_not_a_link(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+
+    # Ascend/pytorch#43: rank 0 preprocessed a large dataset inside main_process_first; the others'
+    # barrier timed out. torch_npu's wrapper line leads, CANN's fftsplus timeout says what happened.
+    lines = ['worker-1:   File "loader.py", line 163, in get_dataset',
+             'worker-1:     with training_args.main_process_first(desc="pre-process dataset"):',
+             "worker-1: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU error, error code is 107020",
+             "worker-1: [ERROR] 2024-07-03-11:28:40 (PID:639, Device:0, RankID:16) ERR00100 PTA call acl api failed.",
+             "worker-1: EI9999: Inner Error!",
+             "worker-1: EI9999: 2024-07-03-11:28:40.419.527  The error from device(chipId:0, dieId:0), serial number is 1, "
+             "hccl fftsplus task timeout occurred during task execution, stream_id:4, sq_id:4, task_id:5, stuck notify num:7,"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "console.log").write_text("\n".join(lines) + "\n")
+    d = Diagnoser(reasoner="offline").diagnose(logs, workers=1)
+    assert (d.category, d.subcategory) == ("user", "configuration")

@@ -454,7 +454,7 @@ def _wait_alone(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice 
     broke: broken links name themselves. On the first collectives the ranks could not reach
     each other as configured; later one rank was busy with work the others waited out."""
     extraction = evidence.extraction
-    if extraction is None or not extraction.events or extraction.events[0].role_kind != "wait":
+    if extraction is None or not extraction.events or not (extraction.events[0].role_kind == "wait" or _decided_by_wait(choice, evidence)):
         return None
     if (choice.category, choice.subcategory) != ("hardware", "network") or _NETWORK_WORDS.search(root_text):
         return None
@@ -465,6 +465,29 @@ def _wait_alone(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice 
     return replace(choice, category="user", subcategory="configuration",
                    why=f"{choice.why}; with no network error beside it, the others waited out one rank's long work "
                        "(preprocessing, evaluation, saving) or a timeout too short for it")
+
+
+def _decided_by_wait(choice: _Choice, evidence: Evidence) -> bool:
+    """The verdict's doc matched only a wait printed beside a root that merely reports a failed
+    call: torch_npu's "ERR00100 PTA call acl api failed" over CANN's "hccl fftsplus task timeout"
+    (Ascend/pytorch#43, ranks waiting out rank 0's dataset preprocessing)."""
+    extraction = evidence.extraction
+    if not choice.by_signature or extraction is None or not _is_wrapper_event(evidence, 0):
+        return False
+    samples = {t for m in evidence.library if m.id == choice.doc_id for t in m.samples}
+    matched = [cand for event, cand in zip(evidence.diagnosis.events, extraction.events, strict=False)
+               if any(o.text in samples for o in event.occurrences)]
+    return bool(matched) and all(cand.role_kind == "wait" for cand in matched)
+
+
+def _is_wrapper_event(evidence: Evidence, index: int) -> bool:
+    """Every doc that matched the event is a wrapper (it says a call failed, not why)."""
+    events = evidence.diagnosis.events
+    if index >= len(events):
+        return False
+    texts = {o.text for o in events[index].occurrences}
+    own = [m for m in evidence.library if any(t in texts for t in m.samples)]
+    return bool(own) and all(_is_wrapper(evidence, m.doc_id) for m in own)
 
 
 # A device or link that broke names itself: Xid, ECC, a port or link going down.
