@@ -372,3 +372,17 @@ def test_startup_warnings_of_an_unstamped_stderr_give_way_to_its_fatal_assert(tm
     (logs / "gpt3-megatron.3328774.o.log").write_text("\n".join(stdout) + "\n")
     events = extract(mine_job(logs, workers=1), None, FaultLibrary.load(user_dir=tmp_path / "user-patterns"), Weights()).events
     assert "global batch size" in events[0].template
+
+
+def test_a_startup_warning_far_above_is_not_in_the_roots_moment_by_a_borrowed_time(tmp_path: Path) -> None:
+    # okoge-kaz/megatron-deepspeed-turing-techblog logs/20230712: DeepSpeed's start-up warnings
+    # borrow the time of the stamp above them; the rendezvous failure comes 400 lines later.
+    lines = ["[2023-07-12 13:42:55,100] [INFO] [real_accelerator.py:110:get_accelerator] Setting ds_accelerator to cuda",
+             " [WARNING]  sparse_attn requires a torch version >= 1.5 and < 2.0 but detected 2.0",
+             *[f"  arg_{i} ........................................ {i}" for i in range(400)],
+             "> initializing torch distributed ...",
+             "[W socket.cpp:601] [c10d] The client socket has failed to connect to [::ffff:10.2.76.66]:16500 "
+             "(errno: 113 - No route to host).",
+             "[E socket.cpp:657] [c10d] The client socket has failed to connect to any network address of (10.2.76.66, 16500)."]
+    events = _events(tmp_path, lines, FaultLibrary.load(user_dir=tmp_path / "user-patterns"))
+    assert "client socket" in events[0] and not any("sparse_attn" in t for t in events)

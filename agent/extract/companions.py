@@ -38,6 +38,15 @@ def _timed(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
     return bool(log.stamped[: pos + 1].any())
 
 
+def _own_time(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
+    """The event's first line carries its own time. A line that only borrows one from a stamp
+    far above is not "the same moment" as the root: DeepSpeed's start-up "[WARNING] sparse_attn
+    requires a torch version" 400 lines above a rendezvous failure (okoge-kaz
+    megatron-deepspeed-turing-techblog logs/20230712)."""
+    log, pos = first_position(mined, table.events[e.tid])
+    return bool(log.stamped[pos])
+
+
 def companions_of(
     root: EventCandidate, roots_pool: list[EventCandidate], mined: MinedJob, table: EventTable, n_nodes: int, w: Weights
 ) -> list[tuple[EventCandidate, str]]:
@@ -79,6 +88,7 @@ def companions_of(
         if (
             local_root
             and gap <= w.burst_seconds
+            and ((_own_time(root, mined, table) and _own_time(e, mined, table)) or _lines_apart(root, e, table) <= w.surfacing_lines)
             and e.role == "candidate"
             and set(e.nodes) <= set(root.nodes)
             and e.score >= w.burst_min_score
