@@ -90,6 +90,14 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
     ),
     NamePattern(
         "host",
+        # Any daemon's syslog line names the host after the time: Slurm's, pyxis's, the driver's.
+        re.compile(rf"\b[A-Z][a-z]{{2}} +\d{{1,2}} \d\d:\d\d:\d\d (?P<name>{_HOST}) [\w.-]+\[\d+\]: "),
+        "Feb 16 19:30:06 ip-10-1-101-117 slurmd[53634]: spank-epilog: error: pyxis: couldn't execute enroot command",
+        "awslabs/awsome-distributed-ai#141 (a compute node's slurmd journal)",
+        "ip-10-1-101-117",
+    ),
+    NamePattern(
+        "host",
         re.compile(r"^\s*\((?:[\w.:-]+,? )?(?:pid=\d+, )?ip=(?P<name>\d{1,3}(?:\.\d{1,3}){3})\) "),
         "(raylet, ip=10.22.72.139) [2026-04-17 15:06:03,782 E 622 622] (raylet) node_manager.cc:3250:",
         "THUDM/slime#1845 (Ray prefixes a remote node's lines with its process and IP)",
