@@ -386,3 +386,20 @@ def test_a_startup_warning_far_above_is_not_in_the_roots_moment_by_a_borrowed_ti
              "[E socket.cpp:657] [c10d] The client socket has failed to connect to any network address of (10.2.76.66, 16500)."]
     events = _events(tmp_path, lines, FaultLibrary.load(user_dir=tmp_path / "user-patterns"))
     assert "client socket" in events[0] and not any("sparse_attn" in t for t in events)
+
+
+def test_a_known_fault_drain_folded_into_a_wider_template_still_counts(tmp_path: Path) -> None:
+    # CANN 8.0.0 troubleshooting, HBM bit ECC fault: the NPU black box's APEI report. Drain folds
+    # "error_type: 3, multi-bit ECC" into one template with "Error 0, type: recoverable".
+    prefix = "/hisi_logs/device-2/20240420162417-271713000/bbox/kbox.txt:20{0}[2454.83069{1}] {{6}}[Hardware Error]"
+    rest = [" Hardware error from APEI Generic Hardware Error Source: 0", "event severity: recoverable",
+            " Error 0, type: recoverable", "  section_type: memory error", "  physical_address: 0x0000101efe36d3c0",
+            "  node: 2 card: 259 module: 51 rank: 1 bank: 10 row: 30691  column: 56", "  error_type: 3, multi-bit ECC",
+            "  DIMM location: not present. DMI handle: 0x0000"]
+    lines = [prefix.format(14 + i, i) + text for i, text in enumerate(rest)]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "device-2.log").write_text("\n".join(lines) + "\n")
+    events = extract(mine_job(logs, workers=1), None, library, Weights()).events
+    assert any(e.known == "npu-hbm-multibit-ecc" for e in events)

@@ -60,8 +60,8 @@ def companions_of(
     for e in roots_pool:
         if e is root or 1 + len(out) >= MAX_EVENTS:
             continue
-        if lexicon.informative_words(e.template) < w.companion_min_words:
-            continue
+        if lexicon.informative_words(e.template) < w.companion_min_words and not e.known:
+            continue  # a known fault's line says enough even where Drain masked its words
         # One exception re-raised around a boundary (DataParallel replica, DataLoader
         # worker) prints its class twice within a traceback's length: one fault.
         if root_class and root_class == lexicon.exception_class(first_sample(mined, table.events[e.tid])) and (

@@ -190,6 +190,9 @@ def kept_events(
     return kept
 
 
+MAX_VARIANTS = 8  # raw lines per template checked against the library (samples keep a few per node)
+
+
 def score_event(
     stats: EventStats,
     verdict: Verdict,
@@ -205,13 +208,15 @@ def score_event(
     source_line: bool = False,
     attempts: int = 1,
     handled: bool = False,
+    variants: Sequence[str] = (),
 ) -> tuple[EventCandidate, KnownMatch | None]:
     """The event as a candidate (novelty x episode x level x error words x role x library x
     workflow), and the library match that boosted it, if any.
 
     ``history``: normal jobs exist, so novelty means something and levels count less;
     ``window_start``: events before it are outside the failure episode; ``lines_after``: how
-    many lines of routine work its file printed after the event's last occurrence."""
+    many lines of routine work its file printed after the event's last occurrence; ``variants``:
+    other raw lines the template stands for."""
     w = weights
     template = stats.template
     first = stats.first_ts
@@ -241,7 +246,10 @@ def score_event(
     # report's field, not a traceback's source line.
     reported_field = role == "context" and not (wrapped or source_line) and lexicon.indented_only(template, sample)
     if library is not None and (role == "candidate" or reported_field):
-        specific = [m for m in library.match([sample]) if not m.wrapper]  # a wrapper names no cause
+        # Drain may fold a known fault's message into a wider template: the NPU black box's
+        # "[Hardware Error]  error_type: 3, multi-bit ECC" and its "Error 0, type: recoverable"
+        # became one (CANN 8.0.0 troubleshooting, HBM bit ECC fault). Any of its lines counts.
+        specific = [m for m in library.match([sample, *variants]) if not m.wrapper]  # a wrapper names no cause
         best = max(specific, key=lambda m: m.confidence, default=None)
         if best is not None and best.confidence >= w.library_min_confidence:
             known = best
@@ -314,6 +322,7 @@ def score_events(
             history=history, library=library, lines_after=lines_after, wrapped=wrapped_tail(mined, stats),
             weights=weights, source_line=under_frame(mined, stats), attempts=attempts,
             handled=handled_exception(mined, stats),
+            variants=[t for n in stats.per_node for t in mined.nodes[n].samples.get(stats.tid, [])][:MAX_VARIANTS],
         )
         scored.append(candidate)
     return scored

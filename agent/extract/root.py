@@ -223,7 +223,7 @@ def select(
         )
         # A bare exception line ends a traceback whose source line above says the rest
         # ("    assert num_samples > 0" / "AssertionError", aws-samples/awsome-distributed-training).
-        and (lexicon.informative_words(e.template) >= w.root_min_words or lexicon.is_exception_line(e.template))
+        and (lexicon.informative_words(e.template) >= w.root_min_words or lexicon.is_exception_line(e.template) or e.known)
     ]
     roots_pool = sorted((e for e in in_window if e.role in ("candidate", "wait")), key=key)
     cascades = sorted((e for e in in_window if e.role in ("wait", "teardown")), key=key)
