@@ -400,3 +400,15 @@ def test_a_library_checking_a_value_is_read_as_a_setting_not_a_bug() -> None:
                              ['  File "/usr/local/lib/python3.12/dist-packages/transformers/dynamic_module_utils.py", '
                               "line 769, in resolve_trust_remote_code", "    raise ValueError("])
     assert other is not None and "checks a value" not in other
+
+
+def test_a_runtime_error_whose_frames_decided_the_verdict_gets_its_frame_step() -> None:
+    # lucidrains/ema-pytorch#36: every frame is ema_pytorch's or torch's.
+    before = [' File "path/python3.10/site-packages/ema_pytorch/ema_pytorch.py", line 351, in update_moving_average',
+              "   self.inplace_lerp(tgt, src, 1. - current_decay)",
+              ' File "path/python3.10/site-packages/ema_pytorch/ema_pytorch.py", line 42, in inplace_lerp',
+              "   tgt.lerp_(src, weight)"]
+    text = "RuntimeError: expected dtype float for `end` but got dtype c10::BFloat16"
+    assert step_from_frames(text, before) is None  # a RuntimeError's frames say little by default
+    step = step_from_frames(text, before, any_exception=True)
+    assert step is not None and "inside ema_pytorch" in step and "no frame is the job's own code" in step

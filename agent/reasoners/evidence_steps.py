@@ -446,9 +446,14 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
     return []
 
 
-def step_from_frames(text: str, before: list[str]) -> str | None:
-    """Where a Python exception was raised: the job's own frame, or the library it called."""
-    found = _PYTHON_EXCEPTION.search(text)
+_ANY_EXCEPTION = re.compile(r"\b(?P<exc>[A-Z]\w*(?:Error|Exception))\b(?P<exc2>)")
+
+
+def step_from_frames(text: str, before: list[str], *, any_exception: bool = False) -> str | None:
+    """Where a Python exception was raised: the job's own frame, or the library it called.
+    Only programming errors by default (a RuntimeError mostly carries a device or NCCL error,
+    whose frames say little); ``any_exception`` when the frames themselves decided the verdict."""
+    found = _PYTHON_EXCEPTION.search(text) or (_ANY_EXCEPTION.search(text) if any_exception else None)
     stack = frames([*before, text])
     if found is None or not stack:
         return None

@@ -32,7 +32,16 @@ from ..extract import lexicon
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
-from .evidence_steps import MISSING_PATH, STDLIB, evidence_steps, frames, message_hints, rejected_input, statement_above
+from .evidence_steps import (
+    MISSING_PATH,
+    STDLIB,
+    evidence_steps,
+    frames,
+    message_hints,
+    rejected_input,
+    statement_above,
+    step_from_frames,
+)
 from .wording import first_rule
 
 if TYPE_CHECKING:
@@ -108,6 +117,7 @@ class _Choice:
     confidence: float
     why: str
     by_signature: bool = False  # a doc's signature matched the line (else the doc is only nearest in wording)
+    by_frames: bool = False  # the traceback's frames decided it (none is the job's own code)
 
 
 class OfflineReasoner:
@@ -126,6 +136,8 @@ class OfflineReasoner:
         companions = [e.occurrences[0].text if e.occurrences else e.template for e in d.events[1:3]]
         root_text = _root_text(d)
         named, frame = evidence_steps(root_text, evidence.root_before, companions, d.stage, evidence.root_after)
+        if frame is None and choice.by_frames:  # the frames decided the verdict: say where they point, whatever the class
+            frame = step_from_frames(root_text, evidence.root_before, any_exception=True)
         if choice.doc_id == RACE_DOC:  # the path existed: "check the argument that sets it" would mislead
             named = [step for step in named if MISSING_PATH not in step]
         hints = [f"The message's own hint: {h}" for h in message_hints([root_text, *evidence.root_after])]
@@ -366,7 +378,7 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
         if stack:
             # The user-code doc's steps ("fix your code") no longer apply: the frames lead.
             return replace(choice, category="framework", subcategory="framework_bug", doc_id=None, by_signature=False,
-                           why=f"{choice.why}; but no frame of the traceback is in the job's own script: every one is in "
+                           by_frames=True, why=f"{choice.why}; but no frame of the traceback is in the job's own script: every one is in "
                                f"the installed stack ({', '.join(stack)}), so the bug is there or in how it was combined")
     machines = {_machine_of(n) for n in evidence.nodes}
     if extraction is None or not extraction.events or len(machines) < 2:
