@@ -12,9 +12,11 @@ import re
 from collections.abc import Iterable
 
 # Each marker is a name only that stack's software prints (real examples in tests/test_stackdetect.py).
+# MindSpore is no marker: it trains on GPUs too (VitalyyBezuglyj/mindspore-resnet, a GPU run), so its name
+# says which framework runs, not which accelerator (``frameworks`` reads that).
 ASCEND = re.compile(
     r"torch_npu|\bHCCL\b|\bhccl\b|\bCANN\b|\bNPU\b|\bnpu\b|Ascend|ascend|\bE[EHIJKLZ]\d{4}\b|aclnn|aclrt|"
-    r"\bERR\d{5}\b|mindspore|MindSpeed|ProcessGroupHCCL|\bplog\b|\bTBE\b"
+    r"\bERR\d{5}\b|MindSpeed|ProcessGroupHCCL|\bplog\b|\bTBE\b"
 )
 CUDA = re.compile(r"\bNCCL\b|\bnccl\b|\bCUDA\b|\bcuda\b|\bNVRM\b|\bXid\b|cudnn|cuDNN|cublas|CUBLAS|nvidia|NVIDIA")
 DOMINANCE = 2.0  # one stack must be named this many times as often as the other
