@@ -22,12 +22,19 @@ CUDA = re.compile(r"\bNCCL\b|\bnccl\b|\bCUDA\b|\bcuda\b|\bNVRM\b|\bXid\b|cudnn|c
 DOMINANCE = 2.0  # one stack must be named this many times as often as the other
 
 
+# Lines that name CUDA without running it: a traceback's file paths (".../torch/cuda/__init__.py")
+# and the messages that say CUDA is absent, which an NPU or CPU host prints when code asks for it
+# ("AssertionError: Torch not compiled with CUDA enabled", Ascend/pytorch#10).
+_FRAME_LINE = re.compile(r'^\s*File "')
+_NO_CUDA = re.compile(r"not compiled with CUDA|cuda\.is_available\(\) is False|No CUDA GPUs are available")
+
+
 def detect(texts: Iterable[str]) -> str:
     """``ascend``, ``cuda`` or ``unknown`` for the job whose lines (or samples) these are."""
     ascend = cuda = 0
     for text in texts:
         ascend += bool(ASCEND.search(text))
-        cuda += bool(CUDA.search(text))
+        cuda += bool(CUDA.search(text)) and not _FRAME_LINE.match(text) and not _NO_CUDA.search(text)
     if ascend > DOMINANCE * cuda:
         return "ascend"
     if cuda > DOMINANCE * ascend:

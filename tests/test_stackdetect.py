@@ -78,3 +78,12 @@ def test_a_doc_for_another_training_framework_advises_only_jobs_that_name_it() -
     # mindspore-lab/mindocr FAQ: MindSpore names itself in its log prefix.
     ms_job = frameworks(["[ERROR] MD(1234,fffe,python):2023-03-01-10:00:00.000.000 [mindspore/ccsrc/minddata/dataset/x.cc:10] error"])
     assert framework_fits(["mindspore", "minddata"], ms_job) and not framework_fits(["paddlepaddle"], ms_job)
+
+
+def test_code_that_asks_for_cuda_on_an_npu_host_does_not_make_a_cuda_job() -> None:
+    # Ascend/pytorch#10: bitsandbytes calls torch.cuda on an NPU-only torch build.
+    lines = ['  File "/home/u/miniconda3/envs/fedllm/lib/python3.11/site-packages/torch/cuda/__init__.py", line 305, in _lazy_init',
+             '    raise AssertionError("Torch not compiled with CUDA enabled")',
+             "AssertionError: Torch not compiled with CUDA enabled",
+             "[ERROR] 2024-12-11-11:23:51 (PID:471812, Device:0, RankID:-1) ERR99999 UNKNOWN applicaiton exception"]
+    assert detect(lines) == "ascend"
