@@ -20,6 +20,12 @@ ASCEND = re.compile(
 )
 CUDA = re.compile(r"\bNCCL\b|\bnccl\b|\bCUDA\b|\bcuda\b|\bNVRM\b|\bXid\b|cudnn|cuDNN|cublas|CUBLAS|nvidia|NVIDIA")
 DOMINANCE = 2.0  # one stack must be named this many times as often as the other
+# Names only a running stack prints (its libraries, error codes, the driver). A single line that
+# merely mentions a device ("device_target: 'Ascend, GPU or CPU'" in a GPU job's printed config
+# help, VitalyyBezuglyj/mindspore-resnet scripts/train/log) decides nothing; two such lines, or
+# one of these, do. (A single "CUDA" in a job's lines is evidence enough the other way: the name
+# appears in paths and messages of GPU jobs far more than in anyone's config help.)
+ASCEND_STRONG = re.compile(r"torch_npu|\bHCCL\b|\bhccl\b|\bCANN\b|\bE[EHIJKLZ]\d{4}\b|aclnn|aclrt|\bERR\d{5}\b|MindSpeed|\bTBE\b|\bplog\b")
 
 
 # Lines that name CUDA without running it: a traceback's file paths (".../torch/cuda/__init__.py")
@@ -31,11 +37,13 @@ _NO_CUDA = re.compile(r"not compiled with CUDA|cuda\.is_available\(\) is False|N
 
 def detect(texts: Iterable[str]) -> str:
     """``ascend``, ``cuda`` or ``unknown`` for the job whose lines (or samples) these are."""
-    ascend = cuda = 0
+    ascend = cuda = ascend_strong = 0
     for text in texts:
-        ascend += bool(ASCEND.search(text))
+        if ASCEND.search(text):
+            ascend += 1
+            ascend_strong += bool(ASCEND_STRONG.search(text))
         cuda += bool(CUDA.search(text)) and not _FRAME_LINE.match(text) and not _NO_CUDA.search(text)
-    if ascend > DOMINANCE * cuda:
+    if ascend > DOMINANCE * cuda and (ascend_strong or ascend >= 2):
         return "ascend"
     if cuda > DOMINANCE * ascend:
         return "cuda"

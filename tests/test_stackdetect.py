@@ -87,3 +87,14 @@ def test_code_that_asks_for_cuda_on_an_npu_host_does_not_make_a_cuda_job() -> No
              "AssertionError: Torch not compiled with CUDA enabled",
              "[ERROR] 2024-12-11-11:23:51 (PID:471812, Device:0, RankID:-1) ERR99999 UNKNOWN applicaiton exception"]
     assert detect(lines) == "ascend"
+
+
+def test_one_line_that_only_mentions_a_device_decides_no_stack() -> None:
+    # VitalyyBezuglyj/mindspore-resnet scripts/train/log: a GPU run prints its config help,
+    # which lists the targets it supports; nothing of CANN ran.
+    lines = ["{'enable_modelarts': 'Whether training on modelarts, default: False', 'device_target': "
+             "'Target device type, available: [Ascend, GPU, CPU]'}",
+             "ValueError: Error, package type mindspore support device type cpu, but got device target GPU"]
+    assert detect(lines) == "unknown"
+    # One line of a library only a running stack prints still decides.
+    assert detect(["EZ9999: Inner Error!"]) == "ascend"
