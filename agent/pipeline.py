@@ -243,8 +243,9 @@ def gather_evidence(
     evidence = Evidence(diagnosis=diagnosis, extraction=extraction, nodes=sorted(mined.nodes))
     if library is not None:
         evidence.warnings.extend(library.warnings)  # user patterns skipped as unreadable: say so
-    evidence.stack = stackdetect.detect(t for log in mined.nodes.values() for samples in log.samples.values() for t in samples)
-    job_frameworks = stackdetect.frameworks(t for log in mined.nodes.values() for samples in log.samples.values() for t in samples)
+    sampled = [t for log in mined.nodes.values() for samples in log.samples.values() for t in samples]
+    evidence.stack = stackdetect.detect(sampled)
+    job_frameworks = stackdetect.frameworks(sampled)
     around = read_root_lines(mined, diagnosis)
     evidence.log_advice, evidence.root_before, evidence.root_after = around.advice, around.before, around.after
     if library is not None:
@@ -301,11 +302,8 @@ def _add_doc(evidence: Evidence, kb: KnowledgeBase, doc_id: str) -> None:
 def _cause_event(diagnosis: Diagnosis, evidence: Evidence) -> EventOut:
     """The event to look up: the root, unless a wrapper doc explains it and a later event
     (the code or exception printed beside it) is not a wrapper too."""
-    library = evidence.library
     for event in diagnosis.events[:MAX_EVENTS_FOR_KNOWLEDGE]:
-        texts = {o.text for o in event.occurrences[:20]} or {event.template}
-        own = [m for m in library if any(s in texts for s in m.samples)]
-        if not own or not all(getattr(evidence.docs.get(m.doc_id or ""), "wrapper", False) for m in own):
+        if not evidence.wrapped_only(event):
             return event
     return diagnosis.events[0]
 

@@ -187,11 +187,11 @@ def test_a_known_faults_own_line_is_a_root_however_plainly_it_is_logged(tmp_path
     assert "EXT4-fs error" in root_text(tmp_path, lines, library=library)
 
 
-def event_texts(tmp_path: Path, lines: list[str]) -> list[str]:
+def event_texts(tmp_path: Path, lines: list[str], library: KnownFaults | None = None) -> list[str]:
     logs = tmp_path / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     (logs / "console.log").write_text("\n".join(lines) + "\n")
-    return [e.template for e in extract(mine_job(logs, workers=1), None, None, Weights()).events]
+    return [e.template for e in extract(mine_job(logs, workers=1), None, library, Weights()).events]
 
 
 def test_the_exception_an_error_raised_is_reported_with_it(tmp_path: Path) -> None:
@@ -281,13 +281,6 @@ def test_when_nothing_stands_out_the_last_line_naming_an_error_is_reported(tmp_p
     assert root_text(tmp_path / "info", ["mtk:2521:2528 [0] NCCL INFO 0 -> 1 via P2P/IPC"] * 2) == ""
 
 
-def _events(tmp_path: Path, lines: list[str], library: KnownFaults | None) -> list[str]:
-    logs = tmp_path / "logs"
-    logs.mkdir(parents=True)
-    (logs / "console.log").write_text("\n".join(lines) + "\n")
-    return [e.template for e in extract(mine_job(logs, workers=1), None, library, Weights()).events]
-
-
 def test_a_recognised_header_stays_beside_the_exception_it_heads(tmp_path: Path) -> None:
     # jerrylsu.net DDP notes: the DataLoader's shared-memory message heads the traceback.
     lines = ["Training Start!",
@@ -301,7 +294,7 @@ def test_a_recognised_header_stays_beside_the_exception_it_heads(tmp_path: Path)
              "    fd, size = storage._share_fd_()",
              "RuntimeError: unable to write to file </torch_3531_3962650647>"]
     library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
-    events = _events(tmp_path, lines, library)
+    events = event_texts(tmp_path, lines, library)
     assert "unable to write to file" in events[0] and any("Unexpected bus error" in t for t in events)
 
 
@@ -314,8 +307,8 @@ def test_a_recognised_line_inside_an_untimed_error_block_is_a_companion(tmp_path
              "        Op Cast does not has any binary.",
              "        Kernel Run failed. opType: 3, Cast"]
     library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
-    assert any("does not has any binary" in t for t in _events(tmp_path, lines, library))
-    assert not any("does not has any binary" in t for t in _events(tmp_path / "bare", lines, None))
+    assert any("does not has any binary" in t for t in event_texts(tmp_path, lines, library))
+    assert not any("does not has any binary" in t for t in event_texts(tmp_path / "bare", lines, None))
 
 
 def test_a_cann_code_line_in_the_roots_block_is_a_companion_though_it_reads_as_a_wait(tmp_path: Path) -> None:
@@ -328,7 +321,7 @@ def test_a_cann_code_line_in_the_roots_block_is_a_companion_though_it_reads_as_a
              "EE1002: 2024-09-26-16:06:40.565.510 Stream synchronize timeout. rtDeviceSynchronize execute failed, "
              "reason=[stream sync timeout]"]
     library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
-    assert any(t.startswith("EE1002") for t in _events(tmp_path, lines, library))
+    assert any(t.startswith("EE1002") for t in event_texts(tmp_path, lines, library))
 
 
 def test_an_exception_message_ending_in_a_colon_goes_on_in_the_next_line(tmp_path: Path) -> None:
@@ -336,10 +329,10 @@ def test_an_exception_message_ending_in_a_colon_goes_on_in_the_next_line(tmp_pat
     lines = ["Traceback (most recent call last):",
              "ValueError: Error initializing torch.distributed using env:// rendezvous:",
              "environment variable RANK expected, but not set"]
-    assert any("RANK expected" in t for t in _events(tmp_path, lines, None))
+    assert any("RANK expected" in t for t in event_texts(tmp_path, lines, None))
     # A path or a list under the colon is data the message names, not more of it (verl#4029).
     listed = ["FileNotFoundError: [Errno 2] No such file or directory:", "'/root/verl/config/agent.yaml'"]
-    assert len(_events(tmp_path / "listed", listed, None)) == 1
+    assert len(event_texts(tmp_path / "listed", listed, None)) == 1
 
 
 def test_startup_warnings_of_an_unstamped_stderr_give_way_to_its_fatal_assert(tmp_path: Path) -> None:
@@ -384,7 +377,7 @@ def test_a_startup_warning_far_above_is_not_in_the_roots_moment_by_a_borrowed_ti
              "[W socket.cpp:601] [c10d] The client socket has failed to connect to [::ffff:10.2.76.66]:16500 "
              "(errno: 113 - No route to host).",
              "[E socket.cpp:657] [c10d] The client socket has failed to connect to any network address of (10.2.76.66, 16500)."]
-    events = _events(tmp_path, lines, FaultLibrary.load(user_dir=tmp_path / "user-patterns"))
+    events = event_texts(tmp_path, lines, FaultLibrary.load(user_dir=tmp_path / "user-patterns"))
     assert "client socket" in events[0] and not any("sparse_attn" in t for t in events)
 
 

@@ -106,11 +106,8 @@ def companions_of(
 # "EE1002: ... Stream synchronize timeout. rtDeviceSynchronize execute failed" under torch_npu's
 # "ERR00100 PTA call acl api failed" (hiyouga/LLaMA-Factory#5551). Its wording reads as a wait,
 # but on the root's own node, printed with it, it is the root's block, not a peer's cascade.
-_CANN_CODE = re.compile(r"\bE[A-Z]\d{4}\b")
-
-
 def _coded_wait(e: EventCandidate, same_nodes: bool) -> bool:
-    return e.role == "wait" and same_nodes and bool(_CANN_CODE.search(e.template))
+    return e.role == "wait" and same_nodes and bool(lexicon.CANN_CODE.search(e.template))
 
 
 _BARE_ASSERTION = re.compile(r"^\s*(?:[\w.]+\.)?AssertionError\s*$")

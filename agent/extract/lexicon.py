@@ -331,7 +331,8 @@ def relayed_class(raw: str) -> str | None:
 #   the GPU driver: "NVRM: Xid (PCI:0000:37:00): 95, pid=5171, Uncontained: FBHUB. RST: Yes, D-RST: No"
 #     (NVIDIA's Xid catalogue, docs.nvidia.com/deploy/xid-errors)
 #   Slurm: "srun: error: 292KF14: task 0: Exited with exit code 1" (mlcommons/training_results_v4.0 SMC BERT log)
-FAULT_MARK = re.compile(r"NCCL WARN|\bE[A-Z]\d{4}\b|\bERR\d{5}\b|\bXid\b|NVRM:|\b(?:srun|slurmstepd): error:")
+CANN_CODE = re.compile(r"\bE[A-Z]\d{4}\b")  # "EJ0001", "EE1002", "EI0006": CANN's error codes
+FAULT_MARK = re.compile(rf"NCCL WARN|{CANN_CODE.pattern}|\bERR\d{{5}}\b|\bXid\b|NVRM:|\b(?:srun|slurmstepd): error:")
 
 
 def is_fault_indicating(template: str, raw: str = "") -> bool:

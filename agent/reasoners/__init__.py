@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ..schema import Diagnosis
+from ..schema import Diagnosis, EventOut
 
 if TYPE_CHECKING:
     from ..extract import Extraction
@@ -41,6 +41,13 @@ class Evidence:
     log_advice: list[str] = field(default_factory=list)  # fixes the log itself prints beside the root (CANN "Solution:")
     root_before: list[str] = field(default_factory=list)  # the root node's lines just above the root (its traceback)
     root_after: list[str] = field(default_factory=list)  # the root node's lines just below the root (the message's rest)
+
+    def wrapped_only(self, event: EventOut) -> bool:
+        """Every library entry that matched the event is a wrapper doc (it says a call failed,
+        not why), and at least one did."""
+        texts = {o.text for o in event.occurrences[:20]} or {event.template}
+        own = [m for m in self.library if any(s in texts for s in m.samples)]
+        return bool(own) and all(getattr(self.docs.get(m.doc_id or ""), "wrapper", False) for m in own)
 
 
 class Reasoner(Protocol):

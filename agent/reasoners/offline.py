@@ -484,22 +484,13 @@ def _decided_by_wait(choice: _Choice, evidence: Evidence) -> bool:
     call: torch_npu's "ERR00100 PTA call acl api failed" over CANN's "hccl fftsplus task timeout"
     (Ascend/pytorch#43, ranks waiting out rank 0's dataset preprocessing)."""
     extraction = evidence.extraction
-    if not choice.by_signature or extraction is None or not _is_wrapper_event(evidence, 0):
+    events = evidence.diagnosis.events
+    if not choice.by_signature or extraction is None or not events or not evidence.wrapped_only(events[0]):
         return False
     samples = {t for m in evidence.library if m.id == choice.doc_id for t in m.samples}
-    matched = [cand for event, cand in zip(evidence.diagnosis.events, extraction.events, strict=False)
+    matched = [cand for event, cand in zip(events, extraction.events, strict=False)
                if any(o.text in samples for o in event.occurrences)]
     return bool(matched) and all(cand.role_kind == "wait" for cand in matched)
-
-
-def _is_wrapper_event(evidence: Evidence, index: int) -> bool:
-    """Every doc that matched the event is a wrapper (it says a call failed, not why)."""
-    events = evidence.diagnosis.events
-    if index >= len(events):
-        return False
-    texts = {o.text for o in events[index].occurrences}
-    own = [m for m in evidence.library if any(t in texts for t in m.samples)]
-    return bool(own) and all(_is_wrapper(evidence, m.doc_id) for m in own)
 
 
 # A device or link that broke names itself: Xid, ECC, a port or link going down.
