@@ -30,6 +30,10 @@ from agent.records import NodeLog
         ("Epoch [<NUM>/<NUM>], Year <NUM>, Loss: <NUM>: <NUM>%| | <ITER>/<NUM> [<NUM>:<NUM><<NUM>:<NUM>:<NUM>, <NUM>s/it]",
          "training"),
         ("Loading checkpoint shards: <NUM>%| | <NUM>/<NUM> [<NUM>:<NUM><<NUM>:<NUM>, <NUM>s/it]", "model_loading"),
+        # a bar named after training counts steps with no loss shown (volcengine/verl#5771, LeeChangmin0310/RARE-3D)
+        ("Training Progress: <NUM>%|██████▎ | <NUM>/<NUM> [<NUM>:<NUM><<NUM>:<NUM>, <NUM>s/it]", "training"),
+        ("dqn train: <NUM>%| | <NUM>/<NUM> [<NUM>:<NUM><?, ?it/s]", "training"),
+        ("Map (num_proc=<NUM>): <NUM>%| | <NUM>/<NUM> [<NUM>:<NUM><<NUM>:<NUM>, <NUM> examples/s]", None),
     ],
 )
 def test_stage_of_template(template: str, stage: str | None) -> None:

@@ -53,6 +53,11 @@ _MLLOG_MODEL = re.compile(r'"key": "weights_initialization"')
 # bars count shards or files and print no loss. Real line (tqdm, pedramh-profiling e3sm_train_3166345.e):
 #   "Epoch [1/100], Year 2015, Loss: 0.1432:   0%|          | 19/9125 [25:54<181:35:17, 71.79s/it]"
 _LOSS = re.compile(r"(?i)\bloss\b")
+# So does a bar whose description names training or an epoch (loading bars name shards,
+# files or the dataset). Real lines: "Training Progress:  62%|██████▎   | 10/16 [04:00<02:34,
+# 25.75s/it]" (volcengine/verl#5771), "dqn train:   0%|          | 0/2000 [00:00<?, ?it/s]"
+# (LeeChangmin0310/RARE-3D logs/train_dqn_seed0.log).
+_TRAINING_BAR = re.compile(r"(?i)\b(?:train(?:ing)?|epoch)\b[^|%]{0,60}%\|")
 
 # Megatron stamps the moment its training loop begins: "[before the start of training step]
 # datetime: 2021-05-24 09:40:38" (bigscience-workshop/bigscience, meg_gpt2 Slurm logs).
@@ -162,7 +167,8 @@ def stage_of_template(template: str) -> str | None:
         return "training"
     if _MLLOG_MODEL.search(template):
         return "model_loading"
-    if (_LOSS.search(template) and PROGRESS_BAR.search(template)) or _TRAINING_START.search(template):
+    bar = PROGRESS_BAR.search(template)
+    if (bar and (_LOSS.search(template) or _TRAINING_BAR.search(template))) or _TRAINING_START.search(template):
         return "training"
     if _CKPT_SAVE_DONE.search(template):
         return "checkpoint_done"
