@@ -191,6 +191,12 @@ def test_an_excerpt_with_no_stage_marker_takes_the_stage_its_message_most_likely
     assert stage_of("cgroup", ["slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of "
                                "your processes may have been killed by the cgroup out-of-memory handler."]) == "training"
     assert stage_of("import", ["ModuleNotFoundError: No module named 'apex'"]) == "init"
+    # Only loading a checkpoint into the model reads its keys and its pickle (NVIDIA/NeMo-Aligner known errors,
+    # THUDM/slime#686).
+    assert stage_of("keys", ["RuntimeError: Missing key in checkpoint state_dict: "
+                             "model.decoder.layers.self_attention.core_attention._extra_state/shard_0_24."]) == "model_loading"
+    assert stage_of("pickle", ["_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, "
+                               "to do so you have two options"]) == "model_loading"
 
 
 def test_megatrons_training_start_stamp_marks_training() -> None:

@@ -131,9 +131,25 @@ _LIKELY_TRAINING = re.compile(
 )
 
 
+# Messages that only loading a checkpoint into a model prints: its keys, its pickle, the
+# training state saved with it. Real lines: "RuntimeError: Missing key in checkpoint state_dict:
+# model.decoder.layers...." (NVIDIA/NeMo-Aligner known errors), "_pickle.UnpicklingError: Weights only
+# load failed." (THUDM/slime#686), "[rank5]: \tMissing key(s) in state_dict: ..." (Ascend MindSpeed-MM
+# LoRA), "AnnealingLR: class input value 1e-05 and checkpointvalue 3e-05 for learning rate do not
+# match" (bigscience-workshop/bigscience tr8-104B chronicles).
+_LIKELY_MODEL_LOADING = re.compile(
+    r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict|Error\(s\) in loading state_dict|"
+    r"Missing key in checkpoint state_dict|Weights only load failed|PytorchStreamReader failed reading zip archive|"
+    r"\bcheckpointvalue\b"
+)
+
+
 def likely_stage(text: str) -> str | None:
-    """``training`` when the message most likely came from training (absent other evidence)."""
-    return "training" if _LIKELY_TRAINING.search(text) else None
+    """The stage a message most likely came from (absent other evidence): ``training`` or
+    ``model_loading``, else None."""
+    if _LIKELY_TRAINING.search(text):
+        return "training"
+    return "model_loading" if _LIKELY_MODEL_LOADING.search(text) else None
 
 
 def message_stage(text: str) -> str | None:
