@@ -117,3 +117,35 @@ def test_borrowed_times_are_not_paired_across_nodes(tmp_path: Path) -> None:
     mined = mine(tmp_path, lines)
     mined = with_times(mined, impute_times(mined))
     assert all(abs(offset) < 1.0 for offset in estimate_skew(mined, set()).values())
+
+
+def test_a_consoles_ranks_are_dated_in_file_order(tmp_path: Path) -> None:
+    """One console is one stream: rank 0's unstamped steps happened before torchrun's stamped
+    SIGTERM below them, and a rank's unstamped OOM between the two happened after the steps.
+    Dated by the peers' watchdog stamped ten minutes later instead, the OOM fell outside the
+    failure episode and the watchdog took the root (a blind author's HF Trainer console)."""
+    from agent.pipeline import Diagnoser
+
+    steps = []
+    for i in range(1, 23):
+        steps += ["[rank0]:{'loss': 9.3, 'grad_norm': 0.5, 'learning_rate': 2e-05, 'epoch': 0.0}",
+                  f"[rank0]:  0%|          | {i}/250000 [0:01:{i:02d}<293:40:04, 4.37s/it]"]
+    lines = [
+        "W0101 18:01:40.000000 49130 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable",
+        *steps,
+        "[rank9]:Traceback (most recent call last):",
+        '[rank9]:  File "/workspace/src/train.py", line 151, in main',
+        "[rank9]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 1 has a total capacity "
+        "of 79.11 GiB of which 0.17 GiB is free.",
+        "W0101 18:03:15.779913 49130 torch/distributed/elastic/multiprocessing/api.py:858] Sending process 49170 "
+        "closing signal SIGTERM",
+        *[f"[rank{r}]:[E101 18:13:14.188920924 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog caught collective "
+          "operation timeout: WorkNCCL(SeqNum=69849, OpType=_ALLGATHER_BASE, NumelIn=1, NumelOut=1, "
+          "Timeout(ms)=600000) ran for 600062 milliseconds before timing out." for r in range(8)],
+    ]
+    logs = tmp_path / "job"
+    logs.mkdir()
+    (logs / "train_console.log").write_text("\n".join(lines) + "\n")
+    d = Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1)
+    assert "OutOfMemoryError" in d.events[0].occurrences[0].text
+    assert d.faulty_nodes[0].node == "rank9"

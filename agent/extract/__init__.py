@@ -70,6 +70,7 @@ def extract(
     clock_warnings = [*date_warnings, *clock_warnings]
     mined = clock.with_times(mined, unstepped)
     mined = clock.with_times(mined, clock.impute_times(mined, w))
+    mined = clock.with_times(mined, clock.file_order_times(mined))
     table = build_table(mined, clock.estimate_skew(mined, progress_tids, w))
     n_nodes = len(table.node_names)
     history = profile is not None and bool(profile.jobs)

@@ -35,14 +35,19 @@ def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[st
         return changed
     # Anchors: every stamped line that follows an iteration line dates that iteration
     # (stamped kernel or runtime lines interleaved with unstamped progress lines count).
+    # A console is one stream written in time order, so its ranks are read together: a stamped
+    # launcher line after rank 0's last unstamped step dates that step, and a peer's timeout
+    # stamped ten minutes later does not (torchrun "W0101 18:03:15 ... Sending process 49170
+    # closing signal SIGTERM" after "[rank0]:  0%|  | 22/250000 [0:01:33<...]").
     its: list[np.ndarray] = []
     times: list[np.ndarray] = []
-    for log in mined.nodes.values():
-        ctx = np.maximum.accumulate(np.where(log.iteration >= 0, log.iteration, -1).astype(float))
-        mask = (ctx >= 0) & log.stamped & ~np.isnan(log.ts)
-        if mask.any():
-            its.append(ctx[mask])
-            times.append(log.ts[mask])
+    for stream in file_streams(mined):
+        ctx = np.maximum.accumulate(np.where(stream.iteration >= 0, stream.iteration, -1).astype(float))
+        mask = (ctx >= 0) & stream.stamped & ~np.isnan(stream.ts)
+        first = mask & np.concatenate([[True], ~mask[:-1] | (ctx[1:] != ctx[:-1])])  # the first stamp after each step
+        if first.any():
+            its.append(ctx[first])
+            times.append(stream.ts[first])
     known_it = np.concatenate(its) if its else np.array([])
     if len(np.unique(known_it)) >= 2:
         order = np.argsort(known_it, kind="stable")
@@ -90,6 +95,80 @@ def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[st
         valid = ~np.isnan(new_ts)
         new_ts[valid] = np.maximum.accumulate(new_ts[valid])  # time never runs backwards in a file
         changed[name] = new_ts
+    return changed
+
+
+@dataclasses.dataclass
+class FileStream:
+    """The lines of one file in file order, whichever nodes (console ranks) they belong to."""
+
+    nodes: np.ndarray  # int index into ``names`` per line
+    names: list[str]
+    index: np.ndarray  # position of the line in its node's arrays
+    iteration: np.ndarray
+    stamped: np.ndarray
+    ts: np.ndarray
+
+
+def file_streams(mined: MinedJob) -> list[FileStream]:
+    """Each source file's lines merged back into file order (one stream per file)."""
+    groups: dict[object, list[str]] = defaultdict(list)
+    for name, log in mined.nodes.items():
+        groups[log.source].append(name)
+    streams = []
+    for names in groups.values():
+        logs = [mined.nodes[n] for n in names]
+        lineno = np.concatenate([log.lineno for log in logs])
+        order = np.argsort(lineno, kind="stable")
+        streams.append(FileStream(
+            nodes=np.concatenate([np.full(len(log), i) for i, log in enumerate(logs)])[order],
+            names=names,
+            index=np.concatenate([np.arange(len(log)) for log in logs])[order],
+            iteration=np.concatenate([log.iteration for log in logs])[order],
+            stamped=np.concatenate([log.stamped for log in logs])[order],
+            ts=np.concatenate([log.ts for log in logs])[order],
+        ))
+    return streams
+
+
+def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
+    """New ``ts`` arrays where an unstamped line's estimate left the span its file allows:
+    a file is written in time order, so an unstamped line happened after the lines above it
+    and before the next stamped line below it, whichever console rank printed them. (A rank's
+    "torch.OutOfMemoryError" between rank 0's unstamped steps and torchrun's stamped SIGTERM
+    happened before that SIGTERM, not at the file's start-up stamp.)"""
+    changed: dict[str, np.ndarray] = {}
+    for stream in file_streams(mined):
+        if stream.stamped.all():
+            continue
+        ts = stream.ts.copy()
+        stamps = np.where(stream.stamped, ts, np.nan)
+        # the next stamp below each line: a backward fill of the stamped times
+        nxt = np.full(len(ts), np.inf)
+        idx = np.flatnonzero(~np.isnan(stamps))
+        if len(idx):
+            pos = np.searchsorted(idx, np.arange(len(ts)))
+            has = pos < len(idx)
+            nxt[has] = stamps[idx[pos[has]]]
+        new = ts.copy()
+        # Each run of unstamped lines follows one stamped line (or the file's start); the
+        # stamps themselves are left alone, even out of order (a launcher's summary printed
+        # above the worker log it collected, PaddlePaddle FAQ).
+        unstamped = np.concatenate([[False], ~stream.stamped, [False]]).astype(np.int8)
+        edges = np.flatnonzero(np.diff(unstamped))
+        for start, end in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
+            run = np.minimum(ts[start:end], nxt[start:end])  # NaN (no time at all) stays NaN
+            before = ts[start - 1] if start > 0 and not math.isnan(ts[start - 1]) else -np.inf
+            latest = np.fmax.accumulate(np.where(np.isnan(run), -np.inf, run))
+            above = np.concatenate([[before], np.fmax(latest[:-1], before)])
+            new[start:end] = np.where(np.isnan(run), run, np.minimum(np.fmax(run, above), nxt[start:end]))
+        moved = np.flatnonzero((new != ts) & ~(np.isnan(new) & np.isnan(ts)))
+        for k in moved.tolist():
+            name = stream.names[int(stream.nodes[k])]
+            arr = changed.get(name)
+            if arr is None:
+                arr = changed[name] = mined.nodes[name].ts.copy()
+            arr[int(stream.index[k])] = new[k]
     return changed
 
 
