@@ -13,8 +13,10 @@ Each pattern below carries a real line it was written from and where that line i
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 MAX_ALIASES = 3  # a node has a host and perhaps a rank; more would be guessing
 
@@ -136,6 +138,13 @@ NAME_PATTERNS: tuple[NamePattern, ...] = (
         "port status and whether the port is being used by other process.",
         "hicann/hccl docs/zh/user_guide/fault_diagnosis/param_link_stage.md (EI0019)",
         "192.168.2.199",
+    ),
+    NamePattern(  # NCCL names the address its bootstrap binds: the node's own IP
+        "host",
+        re.compile(r"\bNCCL INFO Bootstrap : Using (?:\[\d+\])?[\w.-]+:(?P<name>(?!127\.)\d{1,3}(?:\.\d{1,3}){3})<\d+>"),
+        "x3006c0s13b1n0:508126:508126 [0] NCCL INFO Bootstrap : Using hsn1:10.201.1.251<0>",
+        "argonne-lcf/alcf-nccl-tests pytests/VAE/results/2025-01-15-10-27-37/with_aws.log",
+        "10.201.1.251",
     ),
     NamePattern(
         "rank",
@@ -269,3 +278,13 @@ def task_hosts(texts: Iterable[str]) -> dict[int, str]:
 def same_name(a: str, b: str) -> bool:
     """``rank 12`` is ``rank12`` is ``Rank12``: compare names without case and spaces."""
     return a.replace(" ", "").lower() == b.replace(" ", "").lower()
+
+
+def host_folder(sources: Iterable[Path], source: Path) -> str | None:
+    """The folder ``source`` sits in, when the job's files are grouped into several folders of
+    several files each: one folder per host, one file per rank (``ms-train-33/worker_11.log``,
+    ``node-3/rank_2.log``; MindSpore's msrun and many launch scripts write logs this way)."""
+    per_folder = Counter(path.parent for path in set(sources))
+    if sum(1 for count in per_folder.values() if count >= 2) < 2 or per_folder[source.parent] < 2:
+        return None
+    return source.parent.name or None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import stackdetect
-from .aliases import MAX_ALIASES, aliases_from, peers_in, sole_host, task_hosts
+from .aliases import MAX_ALIASES, aliases_from, host_folder, peers_in, sole_host, task_hosts
 from .config import USE_PRIOR_BY_DEFAULT
 from .ingest import is_evidence_loss, read_texts
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
@@ -219,7 +219,11 @@ def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str
                 names.append(only)
     if len({other.source for other in mined.nodes.values()}) == 1:  # one file holds the whole job
         names = [*(p for p in peers_in(texts) if p not in names), *names]
+    host = host_folder([other.source for other in mined.nodes.values()], log.source)
+    if host and host != node and host not in names:
+        names.insert(0, host)
     return names[:MAX_ALIASES]
+
 
 
 _KB: list[KnowledgeBase] = []

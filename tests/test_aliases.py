@@ -15,7 +15,9 @@ def test_every_name_pattern_names_what_its_real_example_names(pattern):
 @pytest.mark.parametrize(
     ("line", "names"),
     [
-        ("gpu-node-17:1234:5678 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>", [("host", "gpu-node-17")]),
+        # the bootstrap line names the node's own address too
+        ("gpu-node-17:1234:5678 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>",
+         [("host", "gpu-node-17"), ("host", "10.0.0.7")]),
         ("srun: error: ip-26-0-146-100: task 12: Exited with exit code 1", [("host", "ip-26-0-146-100")]),
         ("srun: error: Node failure on jean-zay-iam49", [("host", "jean-zay-iam49")]),
         ("    host      : localhost", []),  # never a machine anyone can drain
@@ -99,3 +101,17 @@ def test_sole_host() -> None:
 
     assert sole_host(FUNASR) == "liangxianchen-funasr-15wh-train-lxc0-w-0"
     assert sole_host(FUNASR[:1]) is None
+
+
+def test_a_folder_of_rank_files_among_several_names_its_host() -> None:
+    from pathlib import Path
+
+    from agent.aliases import host_folder
+
+    per_host = [Path(f"job/ms-train-{h}/worker_{h * 8 + r}.log") for h in (33, 14) for r in range(2)]
+    assert host_folder(per_host, per_host[1]) == "ms-train-33"
+    # One folder of files (msrun_log/worker_N.log) names no host; nor does a folder holding one file.
+    flat = [Path(f"job/msrun_log/worker_{r}.log") for r in range(4)]
+    assert host_folder(flat, flat[0]) is None
+    mixed = [*per_host, Path("job/launcher/console.log")]
+    assert host_folder(mixed, mixed[-1]) is None
