@@ -57,7 +57,9 @@ YEAR_SNIFF_BYTES = 256 * 1024  # dated lines may start after a long undated prea
 # "[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout" (pytorch/pytorch#118369).
 _LEVEL = re.compile(
     r"(?<![\w/.-])\[?(TRACE|DEBUG|DBG|INFO|NOTICE|EVENT|WARNING|WARN|ERROR|ERR|CRITICAL|FATAL|PANIC)\]?(?![\w/.-])"
-    r"|\[([DIWEF])(?:\]| [\w.-]+\.(?:cpp|cc|h|hpp):\d+\])"
+    # c10's "[W socket.cpp:601]"; torch_npu's binaries name a CMake stand-in file ("[W compiler_depend.ts:133]
+    # Warning: Device do not support double dtype now", Ascend/pytorch troubleshooting cases)
+    r"|\[([DIWEF])(?:\]| [\w.-]+\.(?:cpp|cc|h|hpp|ts):\d+\])"
 )
 _LEVEL_NAMES = {
     "TRACE": "DEBUG", "DEBUG": "DEBUG", "DBG": "DEBUG", "D": "DEBUG",

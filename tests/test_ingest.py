@@ -170,6 +170,8 @@ def test_pytorch_cpp_log_lines_have_a_time_and_a_level() -> None:
     assert parse_level(line) == "ERROR"
     assert parse_level("[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout") == "ERROR"
     assert parse_level("[W socket.cpp:601] [c10d] The client socket has failed to connect") == "WARNING"
+    # torch_npu's binaries name a CMake stand-in source file
+    assert parse_level("[W compiler_depend.ts:133] Warning: Device do not support double dtype now") == "WARNING"
     masker = Masker()
     # The stamp is masked, the rank prefix stays a rank: one template whatever the day.
     assert masker.mask(line) == masker.mask(line.replace("E321 02:07:08", "E1206 18:44:12"))
