@@ -101,6 +101,18 @@ def test_without_progress_skew_pairs_other_synchronous_messages(tmp_path: Path) 
     assert estimate_skew(mined, set()) == {"n0": 0.0, "n1": 0.0, "n2": 3.0}
 
 
+def test_teardown_is_not_paired_across_nodes(tmp_path: Path) -> None:
+    """The faulty node's launcher tears down first and its peers' half an hour later, when their
+    collective times out: torchrun's SIGTERM lines, printed as often on every node, are not
+    synchronous and must not shift the faulty node's clock by the timeout."""
+    def node(off: int, end: int) -> list[str]:
+        return [f"{hms(off + 1)} INFO init_process_group world_size 3", f"{hms(off + 5)} INFO building model",
+                *(f"{hms(end + k)} W torch/distributed/elastic/multiprocessing/api.py:858] Sending process {k} "
+                  "closing signal SIGTERM" for k in range(3))]
+    mined = mine(tmp_path, {"n0": node(0, 100), "n1": node(0, 1900), "n2": node(0, 1900)})
+    assert estimate_skew(mined, set()) == {"n0": 0.0, "n1": 0.0, "n2": 0.0}
+
+
 def test_borrowed_times_are_not_paired_across_nodes(tmp_path: Path) -> None:
     """NCCL's INFO lines carry no stamp. On a rank whose file starts with them and then waits
     half an hour in a collective, they borrow the watchdog's later stamp; pairing them with the failing node's own NCCL lines

@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from ..mining import MinedJob
+from . import lexicon
 from .progress import node_progress
 from .weights import DEFAULT_WEIGHTS, Weights
 
@@ -220,8 +221,14 @@ def synchronous_groups(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> l
         for tid in tids[counts <= w.sync_max_per_node].tolist():
             positions[tid][name] = np.flatnonzero(log.template == tid)
     groups: list[dict[str, float]] = []
-    for per_node in positions.values():
+    for tid, per_node in positions.items():
         if len(per_node) < max(2, int(w.sync_node_share * n_nodes)):
+            continue
+        # The failure is not synchronous: the faulty node tears down first and its peers half an
+        # hour later, when their collective times out (torchrun's "Sending process 60808 closing
+        # signal SIGTERM" on every node). Only the job's normal running pairs clocks.
+        template = mined.miner.template(tid)
+        if lexicon.role_of(template) != "candidate" or lexicon.has_error_words(template):
             continue
         sizes = Counter(len(p) for p in per_node.values())
         size, agreeing = sizes.most_common(1)[0]
