@@ -161,3 +161,23 @@ def test_a_consoles_ranks_are_dated_in_file_order(tmp_path: Path) -> None:
     d = Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1)
     assert "OutOfMemoryError" in d.events[0].occurrences[0].text
     assert d.faulty_nodes[0].node == "rank9"
+
+
+
+def test_the_episode_reaches_back_to_when_the_timed_out_collective_began(tmp_path: Path) -> None:
+    """PyTorch's watchdog says how long the collective ran ("ran for 600062 milliseconds"): the
+    fault that stalled it (a rank's DataLoader bus error ten minutes before its peers' timeouts)
+    lies in the episode, not before it."""
+    from agent.extract import root
+    from agent.extract.table import build_table
+
+    watchdog = ("[E507 17:33:20.011702071 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+                "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+                "600062 milliseconds before timing out.")
+    mined = mine(tmp_path, {"n0": [f"{hms(0)} INFO building train dataset", watchdog],
+                            "n1": [f"{hms(0)} INFO building train dataset", "ERROR: Unexpected bus error encountered in worker."]})
+    table = build_table(mined, {})
+    kept = [(stats, None) for stats in table.events.values()]
+    stamp = next(s.first_ts for s in table.events.values() if "Watchdog" in s.template)
+    assert root._collective_began(mined, kept, stamp) == pytest.approx(stamp - 600.062)
+    assert root._collective_began(mined, kept, stamp + 1) == stamp + 1  # a timeout before the episode says nothing

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,7 +83,27 @@ def episode(
         if start - t > w.episode_hang_seconds:
             break
         start = t
-    return dataclasses.replace(timeline, onset_ts=start)
+    return dataclasses.replace(timeline, onset_ts=min(start, _collective_began(mined, kept, start)))
+
+
+# PyTorch's watchdog says how long the collective it gave up on had run: "[Rank 2] Watchdog caught
+# collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...) ran for 1800088 milliseconds
+# before timing out." (modelscope/FunASR#2006). The fault that stalled it came before the collective
+# began, so the episode reaches back that far: a rank's DataLoader bus error ten minutes before its
+# peers' timeouts is the failure, not old news.
+_RAN_FOR = re.compile(r"\bran for (\d+) milliseconds before timing out")
+
+
+def _collective_began(mined: MinedJob, kept: list[tuple[EventStats, Verdict]], start: float) -> float:
+    """The earliest moment a collective that timed out in the episode began (``start`` if none)."""
+    began = start
+    for stats, _ in kept:
+        if math.isnan(stats.first_ts) or stats.first_ts < start:
+            continue
+        m = _RAN_FOR.search(first_sample(mined, stats))
+        if m is not None:
+            began = min(began, stats.first_ts - int(m.group(1)) / 1000.0)
+    return began
 
 
 def _crash_after(kept: list[tuple[EventStats, Verdict]], end: float, w: Weights) -> bool:
