@@ -21,7 +21,7 @@ import numpy as np
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, host_folder, peers_in, sole_host, task_hosts
 from .config import USE_PRIOR_BY_DEFAULT
-from .ingest import is_evidence_loss, read_texts
+from .ingest import is_evidence_loss, node_name_for, read_texts
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .rootlines import read_root_lines
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
@@ -164,13 +164,29 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         symptom=symptom,
         stage=stage,
         iterations=iterations,
-        faulty_nodes=[
+        faulty_nodes=_launcher_after_its_rank(mined, [
             NodeOut(node=n.node, score=min(n.score, 1.0), reason="; ".join(n.reasons),
                     aliases=node_aliases(mined, n.node, events_out))
             for n in extraction.nodes
-        ],
+        ]),
         events=events_out,
     )
+
+
+def _launcher_after_its_rank(mined: MinedJob, ranked: list[NodeOut]) -> list[NodeOut]:
+    """A console's own lines (srun, the batch script: the stream named after the file) are no
+    machine: when they lead because they name a failed host ("srun: error: Node failure on
+    dgx130"), the console rank that runs on that host leads instead."""
+    if len(ranked) < 2:
+        return ranked
+    first = mined.nodes.get(ranked[0].node)
+    if first is None or first.stream != ranked[0].node.rpartition("/")[2] or first.stream != node_name_for(first.source):
+        return ranked
+    for i, other in enumerate(ranked[1:], 1):
+        log = mined.nodes.get(other.node)
+        if log is not None and log.source == first.source and set(other.aliases) & set(ranked[0].aliases[:1]):
+            return [other, *ranked[:i], *ranked[i + 1:]]
+    return ranked
 
 
 def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[EventOut]) -> str | None:

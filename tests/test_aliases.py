@@ -115,3 +115,27 @@ def test_a_folder_of_rank_files_among_several_names_its_host() -> None:
     assert host_folder(flat, flat[0]) is None
     mixed = [*per_host, Path("job/launcher/console.log")]
     assert host_folder(mixed, mixed[-1]) is None
+
+
+def test_a_consoles_own_srun_lines_give_the_lead_to_the_rank_on_the_host_they_name(tmp_path) -> None:
+    """srun's "Node failure on dgx130" is printed by the launcher, no machine; the console rank
+    whose NCCL lines run on dgx130 is the node to look at (a blind author's Slurm console)."""
+    from agent.pipeline import _launcher_after_its_rank, analyze
+    from agent.schema import NodeOut
+
+    lines = [*(f"{r}: dgx1{28 + r}:{4000 + r}:{4000 + r} [0] NCCL INFO Bootstrap : Using ib0:10.10.20.{38 + r}<0>"
+               for r in range(3)),
+             *(f"{r}: [2024-08-23 13:{m}:00] iteration {m * 10}/ 5000 | lm loss: 2.1" for m in range(10, 20)
+               for r in ((0, 1, 2) if m < 15 else (0, 1))),  # rank 2's host went silent
+             "0: dgx128:4000:4100 [0] transport/net_ib.cc:1615 NCCL WARN NET/IB : Got completion from peer "
+             "10.10.20.40<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv)",
+             "srun: error: Node failure on dgx130",
+             "slurmstepd: error: *** STEP 667887.0 ON dgx128 CANCELLED AT 2024-08-23T14:01:41 DUE TO NODE FAILURE, "
+             "SEE SLURMCTLD LOG FOR DETAILS ***"]
+    (tmp_path / "slurm-667887.out").write_text("\n".join(lines) + "\n")
+    mined = analyze(tmp_path, workers=1).mined
+    launcher = NodeOut(node="slurm-667887", score=0.63, reason="prints the root event", aliases=["dgx130"])
+    peer = NodeOut(node="rank0", score=0.4, reason="deviated first", aliases=["dgx128"])
+    lost = NodeOut(node="rank2", score=0.33, reason="stopped logging before the others", aliases=["dgx130", "10.10.20.40"])
+    assert [n.node for n in _launcher_after_its_rank(mined, [launcher, peer, lost])] == ["rank2", "slurm-667887", "rank0"]
+    assert [n.node for n in _launcher_after_its_rank(mined, [peer, launcher, lost])] == ["rank0", "slurm-667887", "rank2"]
