@@ -26,7 +26,7 @@ import numpy as np
 from ..mining import MinedJob
 from . import companions, lexicon
 from .crossjob import Verdict
-from .events import ERROR_LEVEL, WARNING_LEVEL, EventCandidate, first_sample, spread
+from .events import ERROR_LEVEL, EventCandidate, first_sample, spread
 from .passover import (
     earliest_in_file,
     earliest_on_node,
@@ -177,12 +177,7 @@ def _root_of(
     # unlevelled kernel line ("[366422.829294] EXT4-fs (dm-3): Remounting filesystem read-only",
     # knowledge/platform/ext4-fs-error-readonly.md) is not noise to pass over for the
     # "Read-only file system" OSError it causes.
-    # A line its program logged as a warning is, by the program's own account, survivable: a
-    # known warning ("Warning: Device do not support double dtype now", every rank at start-up)
-    # needs the share like any other line (a blind author's MindSpeed job whose node-local
-    # HCCL listen error came 26 lines later).
-    eligible = [e for e in roots_pool if e.score >= threshold or (
-        e.known and e.score >= w.root_min_score and table.events[e.tid].max_level != WARNING_LEVEL)]
+    eligible = [e for e in roots_pool if e.score >= threshold or (e.known and e.score >= w.root_min_score)]
     first_wait = next((e for e in eligible if e.role == "wait"), None)
     first_cand = next((e for e in eligible if e.role != "wait"), None)
     # A peer's timeout often reaches the log a moment before the faulty node's own
