@@ -396,3 +396,27 @@ def test_a_known_fault_drain_folded_into_a_wider_template_still_counts(tmp_path:
     (logs / "device-2.log").write_text("\n".join(lines) + "\n")
     events = extract(mine_job(logs, workers=1), None, library, Weights()).events
     assert any(e.known == "npu-hbm-multibit-ecc" for e in events)
+
+
+def test_a_fatal_error_with_no_time_at_all_is_not_placed_after_the_dated_ones(tmp_path: Path) -> None:
+    """A rank whose file is a bare traceback (no stamp anywhere) died importing torch_npu; its
+    peers' HCCL calls timed out later, stamped. No time is not a late time."""
+    from agent.pipeline import Diagnoser
+
+    logs = tmp_path / "job"
+    for host in ("npu-srv-69", "npu-srv-84"):
+        (logs / host).mkdir(parents=True)
+    for r in range(2):
+        (logs / "npu-srv-69" / f"rank_{r}.log").write_text(
+            f"[ERROR] 2025-08-22-15:51:58 (PID:5500{r}, Device:{r}, RankID:{r}) ERR02200 DIST call hccl api failed.\n"
+            f"EI0006: [PID: 5500{r}] 2025-08-22-15:51:58.662.604 Getting socket times out. Reason: 1. The remote "
+            "does not initiate a connect request.\n")
+        (logs / "npu-srv-84" / f"rank_{r}.log").write_text(
+            f"[rank{16 + r}]: Traceback (most recent call last):\n"
+            f"[rank{16 + r}]:   File \"/app/launcher.py\", line 9, in <module>\n"
+            f"[rank{16 + r}]:     import torch_npu\n"
+            f"[rank{16 + r}]: ImportError: /usr/local/python3.10/lib/python3.10/site-packages/torch_npu/lib/"
+            "libtorch_npu.so: undefined symbol: HcclCommInitClusterInfoConfig\n")
+    d = Diagnoser(reasoner="offline", kb=None).diagnose(logs, workers=1)
+    assert "undefined symbol" in d.events[0].occurrences[0].text
+    assert d.faulty_nodes[0].node.startswith("npu-srv-84")

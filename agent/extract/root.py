@@ -185,6 +185,12 @@ def _root_of(
     root = first_cand if first_cand is not None else eligible[0]
     if first_wait is not None and first_cand is not None and key(first_wait) < key(first_cand) - w.wait_lead_seconds:
         root = first_wait
+    # A line that carries no time at all (a rank's file of a bare traceback) cannot be later than
+    # anything: a fatal error stronger than the dated root is no less likely the first (a blind
+    # author's job whose rank died importing torch_npu while its peers' HCCL calls timed out).
+    undated = [e for e in eligible if math.isnan(e.first_ts) and e.score > root.score and is_fatal_line(e, mined, table)]
+    if undated and not math.isnan(root.first_ts):
+        root = max(undated, key=lambda e: e.score)
     root = earliest_on_node(root, eligible, table, w)
     root = earliest_in_file(root, eligible, mined, table, w)
     root = past_startup_noise(root, eligible, mined, table, w)
