@@ -45,10 +45,9 @@ def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[st
     for stream in file_streams(mined):
         ctx = np.maximum.accumulate(np.where(stream.iteration >= 0, stream.iteration, -1).astype(float))
         mask = (ctx >= 0) & stream.stamped & ~np.isnan(stream.ts)
-        first = mask & np.concatenate([[True], ~mask[:-1] | (ctx[1:] != ctx[:-1])])  # the first stamp after each step
-        if first.any():
-            its.append(ctx[first])
-            times.append(stream.ts[first])
+        if mask.any():
+            its.append(ctx[mask])
+            times.append(stream.ts[mask])
     known_it = np.concatenate(its) if its else np.array([])
     if len(np.unique(known_it)) >= 2:
         order = np.argsort(known_it, kind="stable")
@@ -111,14 +110,17 @@ class FileStream:
     ts: np.ndarray
 
 
-def file_streams(mined: MinedJob) -> list[FileStream]:
-    """Each source file's lines merged back into file order (one stream per file)."""
+def file_streams(mined: MinedJob, unstamped_only: bool = False) -> list[FileStream]:
+    """Each source file's lines merged back into file order (one stream per file); with
+    ``unstamped_only``, only the files that hold an unstamped line (the others need no merge)."""
     groups: dict[object, list[str]] = defaultdict(list)
     for name, log in mined.nodes.items():
         groups[log.source].append(name)
     streams = []
     for names in groups.values():
         logs = [mined.nodes[n] for n in names]
+        if unstamped_only and all(log.stamped.all() for log in logs):
+            continue
         lineno = np.concatenate([log.lineno for log in logs])
         order = np.argsort(lineno, kind="stable")
         streams.append(FileStream(
@@ -139,18 +141,15 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
     "torch.OutOfMemoryError" between rank 0's unstamped steps and torchrun's stamped SIGTERM
     happened before that SIGTERM, not at the file's start-up stamp.)"""
     changed: dict[str, np.ndarray] = {}
-    for stream in file_streams(mined):
-        if stream.stamped.all():
-            continue
-        ts = stream.ts.copy()
-        stamps = np.where(stream.stamped, ts, np.nan)
+    for stream in file_streams(mined, unstamped_only=True):
+        ts = stream.ts
         # the next stamp below each line: a backward fill of the stamped times
         nxt = np.full(len(ts), np.inf)
-        idx = np.flatnonzero(~np.isnan(stamps))
+        idx = np.flatnonzero(stream.stamped & ~np.isnan(ts))
         if len(idx):
             pos = np.searchsorted(idx, np.arange(len(ts)))
             has = pos < len(idx)
-            nxt[has] = stamps[idx[pos[has]]]
+            nxt[has] = ts[idx[pos[has]]]
         new = ts.copy()
         # Each run of unstamped lines follows one stamped line (or the file's start); the
         # stamps themselves are left alone, even out of order (a launcher's summary printed
