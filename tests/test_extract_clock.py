@@ -181,3 +181,47 @@ def test_the_episode_reaches_back_to_when_the_timed_out_collective_began(tmp_pat
     stamp = next(s.first_ts for s in table.events.values() if "Watchdog" in s.template)
     assert root._collective_began(mined, kept, stamp) == pytest.approx(stamp - 600.062)
     assert root._collective_began(mined, kept, stamp + 1) == stamp + 1  # a timeout before the episode says nothing
+
+
+WATCHDOG = ("[E ProcessGroupNCCL.cpp:475] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=710, "
+            "OpType=ALLREDUCE, NumelIn=68124672, NumelOut=68124672, Timeout(ms)=1800000) ran for 1800698 milliseconds "
+            "before timing out.")
+
+
+def xid_job(tmp_path: Path) -> MinedJob:
+    """Two nodes stamp their GPU health; n1's GPU falls off the bus three minutes after the last
+    one, and n0's old-format (unstamped) watchdog gives up on the allreduce half an hour later."""
+    health = [f"2025-05-10T22:{m:02d}:13Z gpu-health step={m * 10} xid=none" for m in range(40, 48)]
+    return mine(tmp_path, {
+        "n0": [*health, WATCHDOG.format(r=0),
+               "[E ProcessGroupNCCL.cpp:489] Some NCCL operations have failed or timed out.",
+               "[E ProcessGroupNCCL.cpp:916] [Rank 0] NCCL watchdog thread terminated with exception: "
+               + WATCHDOG.format(r=0)],
+        "n1": [*health, "[Sat May 10 22:50:17 2025] NVRM: Xid (PCI:0000:ab:00): 79, pid=149150, name=python, "
+               "GPU has fallen off the bus."],
+    })
+
+
+def test_an_unstamped_watchdog_timeout_is_dated_after_its_collective_ran(tmp_path: Path) -> None:
+    """An unstamped watchdog line under a rank's last stamp was printed no sooner than the
+    collective's stated run time after it (it ran 1800 s), and the lines under it that tell
+    the same timeout again wait from the same start, not twice."""
+    from agent.extract.clock import file_order_times
+
+    mined = xid_job(tmp_path)
+    n0 = mined.nodes["n0"]
+    last_stamp = float(n0.ts[7])
+    ts = file_order_times(mined)["n0"]
+    assert ts[8] == pytest.approx(last_stamp + 1800.698)  # the watchdog itself
+    assert ts[9] == pytest.approx(last_stamp + 1800.698)  # the line under it: no earlier
+    assert ts[10] == pytest.approx(last_stamp + 1800.698)  # the same timeout told again: not + 2 x 1800 s
+    assert float(mined.nodes["n1"].ts[-1]) < ts[8]  # the Xid came first
+
+
+def test_an_unstamped_watchdog_does_not_outrun_the_xid_that_stalled_it(tmp_path: Path) -> None:
+    """Dated at its rank's last stamp, the watchdog looked three minutes older than the Xid 79
+    and took the root whenever the cold-start share rule did not hide it (a blind author's
+    Megatron job, with its setting's normal runs)."""
+    mined = xid_job(tmp_path)
+    extraction = extract(mined, weights=Weights(root_best_share=0.0))
+    assert "Xid" in extraction.events[0].template

@@ -151,6 +151,7 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
             has = pos < len(idx)
             nxt[has] = ts[idx[pos[has]]]
         new = ts.copy()
+        ages = _collective_ages(mined, stream)
         # Each run of unstamped lines follows one stamped line (or the file's start); the
         # stamps themselves are left alone, even out of order (a launcher's summary printed
         # above the worker log it collected, PaddlePaddle FAQ).
@@ -162,6 +163,9 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
             latest = np.fmax.accumulate(np.where(np.isnan(run), -np.inf, run))
             above = np.concatenate([[before], np.fmax(latest[:-1], before)])
             new[start:end] = np.where(np.isnan(run), run, np.minimum(np.fmax(run, above), nxt[start:end]))
+            aged = ages[start:end]
+            if aged.any():
+                new[start:end] = _after_collective_ran(new[start:end], aged, before, nxt[start:end])
         moved = np.flatnonzero((new != ts) & ~(np.isnan(new) & np.isnan(ts)))
         for k in moved.tolist():
             name = stream.names[int(stream.nodes[k])]
@@ -170,6 +174,49 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
                 arr = changed[name] = mined.nodes[name].ts.copy()
             arr[int(stream.index[k])] = new[k]
     return changed
+
+
+def _collective_ages(mined: MinedJob, stream: FileStream) -> np.ndarray:
+    """Per unstamped line of the stream, how long the collective its watchdog timeout gave up
+    on had run (0 for every other line)."""
+    ages = np.zeros(len(stream.ts))
+    for i, name in enumerate(stream.names):
+        log = mined.nodes[name]
+        seconds = {
+            tid: ran for tid, texts in log.samples.items()
+            if texts and (ran := lexicon.collective_ran_seconds(texts[0])) is not None
+        }
+        if not seconds:
+            continue
+        on_node = np.flatnonzero(stream.nodes == i)
+        for tid, ran in seconds.items():
+            ages[on_node[log.template[stream.index[on_node]] == tid]] = ran
+    ages[stream.stamped] = 0.0
+    return ages
+
+
+def _after_collective_ran(run: np.ndarray, ages: np.ndarray, before: float, nxt: np.ndarray) -> np.ndarray:
+    """A run of unstamped lines where a watchdog timeout says its collective ran N seconds: it
+    was printed at least N seconds after the line above it (the rank was still logging then),
+    and every line below it later still, never past the next stamp. An unstamped "Watchdog caught
+    collective operation timeout ... ran for 1800219 milliseconds" under a rank's last step is
+    half an hour after that step, not at it, and after the Xid 79 another node logged meanwhile
+    (a blind author's Megatron job; the line's format: modelscope/FunASR#2006)."""
+    out = run.copy()
+    latest = before
+    began = before  # the estimate of the lines above, before any waits were added
+    for k in range(len(out)):
+        if math.isnan(out[k]):
+            continue
+        t = max(out[k], latest)
+        began = max(began, run[k])
+        if ages[k] > 0 and began > -np.inf:
+            # Lines under it that tell the same timeout again ("NCCL watchdog thread terminated
+            # with exception: ... ran for ...") wait from the same start: one collective, one wait.
+            t = max(t, began + ages[k])
+        out[k] = min(t, nxt[k])
+        latest = max(latest, out[k])
+    return out
 
 
 def with_times(mined: MinedJob, times: dict[str, np.ndarray]) -> MinedJob:

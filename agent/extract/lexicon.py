@@ -342,3 +342,15 @@ def is_fault_indicating(template: str, raw: str = "") -> bool:
         bool(EXCEPTION.match(unprefixed(text)) or FAULT_MARK.search(text) or DEVICE_FAULT.search(text) or TASK_ERROR_EXIT.search(text))
         for text in (template, raw) if text
     )
+
+
+# PyTorch's watchdog says how long the collective it gave up on had run: "[Rank 2] Watchdog caught
+# collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...) ran for 1800088 milliseconds
+# before timing out." (modelscope/FunASR#2006).
+_RAN_FOR = re.compile(r"\bran for (\d+) milliseconds before timing out")
+
+
+def collective_ran_seconds(raw: str) -> float | None:
+    """How long the collective a watchdog timeout gave up on had run, if the line says."""
+    m = _RAN_FOR.search(raw)
+    return int(m.group(1)) / 1000.0 if m else None

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,23 +85,19 @@ def episode(
     return dataclasses.replace(timeline, onset_ts=min(start, _collective_began(mined, kept, start)))
 
 
-# PyTorch's watchdog says how long the collective it gave up on had run: "[Rank 2] Watchdog caught
-# collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...) ran for 1800088 milliseconds
-# before timing out." (modelscope/FunASR#2006). The fault that stalled it came before the collective
-# began, so the episode reaches back that far: a rank's DataLoader bus error ten minutes before its
-# peers' timeouts is the failure, not old news.
-_RAN_FOR = re.compile(r"\bran for (\d+) milliseconds before timing out")
-
-
+# The watchdog's "ran for N milliseconds" (``lexicon.collective_ran_seconds``) dates when the
+# collective began. The fault that stalled it came before that, so the episode reaches back that
+# far: a rank's DataLoader bus error ten minutes before its peers' timeouts is the failure, not
+# old news.
 def _collective_began(mined: MinedJob, kept: list[tuple[EventStats, Verdict]], start: float) -> float:
     """The earliest moment a collective that timed out in the episode began (``start`` if none)."""
     began = start
     for stats, _ in kept:
         if math.isnan(stats.first_ts) or stats.first_ts < start:
             continue
-        m = _RAN_FOR.search(first_sample(mined, stats))
-        if m is not None:
-            began = min(began, stats.first_ts - int(m.group(1)) / 1000.0)
+        ran = lexicon.collective_ran_seconds(first_sample(mined, stats))
+        if ran is not None:
+            began = min(began, stats.first_ts - ran)
     return began
 
 
