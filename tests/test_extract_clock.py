@@ -225,3 +225,24 @@ def test_an_unstamped_watchdog_does_not_outrun_the_xid_that_stalled_it(tmp_path:
     mined = xid_job(tmp_path)
     extraction = extract(mined, weights=Weights(root_best_share=0.0))
     assert "Xid" in extraction.events[0].template
+
+
+def test_a_stamped_watchdog_dates_the_last_step_by_when_its_wait_began(tmp_path: Path) -> None:
+    """Unstamped steps take their time from the stamped lines after them. After the last step
+    the next stamp is the watchdog that ended a 20-minute wait, so the step and the rank's
+    unstamped IndexError under it were dated 20 minutes late, after every peer's error (a blind
+    author's HF Trainer job). The watchdog says when its wait began: that dates the step."""
+    lines = [f"{hms(0)} launcher started"]
+    for s in range(1, 22):
+        lines.append(UNSTAMPED[0].replace("step 1 ", f"step {s} "))
+        if s % 5 == 0:
+            lines.append(f"{hms(3 * s)} gpu-health step={s} xid=none")
+    lines += ["IndexError: list index out of range",
+              f"[rank5]:[E1002 {hms(63 + 1200)[11:]}.343475325 ProcessGroupNCCL.cpp:616] [Rank 5] Watchdog caught "
+              "collective operation timeout: WorkNCCL(SeqNum=3304, OpType=ALLREDUCE, NumelIn=262144000, "
+              "NumelOut=262144000, Timeout(ms)=1200000) ran for 1200081 milliseconds before timing out."]
+    mined = mine(tmp_path, {"n0": lines})
+    ts = impute_times(mined)["n0"]
+    start = float(mined.nodes["n0"].ts[0])
+    error_at = ts[len(lines) - 2] - start
+    assert error_at < 120  # near step 21 (63 s), not at the watchdog's 1263 s

@@ -40,6 +40,10 @@ def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[st
     # launcher line after rank 0's last unstamped step dates that step, and a peer's timeout
     # stamped ten minutes later does not (torchrun "W0101 18:03:15 ... Sending process 49170
     # closing signal SIGTERM" after "[rank0]:  0%|  | 22/250000 [0:01:33<...]").
+    # A stamped watchdog timeout ends a wait its collective began N ms earlier: after a hang it
+    # dates the last step by that start, not by the end of the wait ("[rank5]:[E0214 19:12:50
+    # ProcessGroupNCCL.cpp:616] [Rank 5] Watchdog caught collective operation timeout: ...
+    # ran for 1200xxx milliseconds" under an unstamped step twenty minutes older).
     its: list[np.ndarray] = []
     times: list[np.ndarray] = []
     for stream in file_streams(mined):
@@ -47,7 +51,7 @@ def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[st
         mask = (ctx >= 0) & stream.stamped & ~np.isnan(stream.ts)
         if mask.any():
             its.append(ctx[mask])
-            times.append(stream.ts[mask])
+            times.append((stream.ts - _collective_ages(mined, stream))[mask])
     known_it = np.concatenate(its) if its else np.array([])
     if len(np.unique(known_it)) >= 2:
         order = np.argsort(known_it, kind="stable")
@@ -151,7 +155,7 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
             has = pos < len(idx)
             nxt[has] = ts[idx[pos[has]]]
         new = ts.copy()
-        ages = _collective_ages(mined, stream)
+        ages = np.where(stream.stamped, 0.0, _collective_ages(mined, stream))
         # Each run of unstamped lines follows one stamped line (or the file's start); the
         # stamps themselves are left alone, even out of order (a launcher's summary printed
         # above the worker log it collected, PaddlePaddle FAQ).
@@ -177,8 +181,8 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
 
 
 def _collective_ages(mined: MinedJob, stream: FileStream) -> np.ndarray:
-    """Per unstamped line of the stream, how long the collective its watchdog timeout gave up
-    on had run (0 for every other line)."""
+    """Per line of the stream, how long the collective its watchdog timeout gave up on had run
+    (0 for every other line)."""
     ages = np.zeros(len(stream.ts))
     for i, name in enumerate(stream.names):
         log = mined.nodes[name]
@@ -191,7 +195,6 @@ def _collective_ages(mined: MinedJob, stream: FileStream) -> np.ndarray:
         on_node = np.flatnonzero(stream.nodes == i)
         for tid, ran in seconds.items():
             ages[on_node[log.template[stream.index[on_node]] == tid]] = ran
-    ages[stream.stamped] = 0.0
     return ages
 
 
