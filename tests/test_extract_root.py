@@ -323,3 +323,34 @@ def test_scope_is_how_far_the_root_spread(printers: list[str], scope: str) -> No
     for i, node in enumerate(printers):
         stats.per_node[node] = NodeEventStats(1, i, i, 1.0, 1.0)
     assert scope_of(stats if printers else None, 4) == scope
+
+
+def test_a_header_every_peer_prints_half_an_hour_later_does_not_take_the_faulty_nodes_root(tmp_path: Path) -> None:
+    """torch_npu heads each rank's failure with one "[ERROR] ... ERRnnnnn <module> call <api> api
+    failed" line and the RuntimeError under it. The faulty node's "ERR00100 PTA call acl api failed" and its peers' "ERR02200
+    DIST call hccl api failed." 30 minutes later are one template; moving the root a line up to
+    it handed the root to the peers' cascade, and the HBM ECC error under it was lost (a blind
+    author's MindSpeed job; the header's format: hiyouga/LlamaFactory#3839)."""
+    own = [
+        "[ERROR] 2024-10-02-10:00:21 (PID:143185, Device:3, RankID:19) ERR00100 PTA call acl api failed",
+        "[rank19]: RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 NPU "
+        "function error: AclrtSynchronizeDeviceWithTimeout, error code is 507054",
+        "EZ9999: Inner Error!",
+        "EZ9999: [PID: 143185] 2024-10-02-10:00:21.384.744 The error from device(chipId:3, dieId:0), serial number "
+        "is 9, hbm Multi-bit ECC error occurred during task execution, stream_id:44, sq_id:33, task_id:16026",
+        "        rtStreamSynchronizeWithTimeout execute failed, reason=[hbm Multi-bit ECC error]",
+    ]
+    peers = [
+        "[ERROR] 2024-10-02-10:30:21 (PID:17499, Device:2, RankID:18) ERR02200 DIST call hccl api failed.",
+        "[rank18]: RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 NPU "
+        "function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048",
+        "EI0002: [PID: 17499] 2024-10-02-10:30:21.882.501 The wait execution of the Notify register times out. "
+        "Reason: The Notify register has not received the Notify record from remote rank: [19].",
+    ]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for n in range(8):  # enough peers that the header's job-wide time is theirs, not the faulty node's
+        (logs / f"node-{n}.log").write_text("\n".join([*PROGRESS, *(own if n == 2 else peers)]) + "\n")
+    extraction = extract(mine_job(logs, workers=1), weights=Weights(root_best_share=0.0))
+    assert "Multi-bit ECC" in extraction.events[0].template
+    assert extraction.nodes[0].node == "node-2"

@@ -42,6 +42,12 @@ def earliest_on_node(
         stats = table.events[e.tid].per_node.get(node)
         if stats is None or math.isnan(e.first_ts) or math.isnan(root.first_ts):
             continue
+        # ... unless the job as a whole printed it much later: then it is the peers' cascade
+        # message that the faulty node printed first ("ERR00100 PTA call acl api failed" a line
+        # above its own HBM ECC error, then "ERR02200 DIST call hccl api failed" on every peer
+        # 30 minutes later share one template).
+        if e.first_ts - root.first_ts > weights.lead_min_seconds:
+            continue
         if abs(stats.first_ts - root.first_ts) <= weights.same_moment_seconds and stats.first_pos < pos:
             best, pos = e, stats.first_pos
     return best
