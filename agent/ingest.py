@@ -351,7 +351,29 @@ def open_job(job: Path | str) -> Job:
     prefixed = [s for s in sources if s.console is not None]
     if len(prefixed) >= 2 and files_are_nodes([_file_span(s) for s in prefixed], [_head_ranks(s) for s in prefixed]):
         sources = [replace(s, ranks_are_nodes=False) if s.console is not None else s for s in sources]
+    elif prefixed and len(sources) >= 2:
+        sources = _per_node_siblings(sources)
     return Job(root=root, sources=sources, warnings=warnings)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _per_node_siblings(sources: list[SourceFile]) -> list[SourceFile]:
+    """A rank-prefixed file among numbered siblings written at the same time (worker-0.log ...
+    worker-4.log) is one node's file like them: PyTorch prefixes only a failing rank's traceback
+    ("[rank26]: Traceback (most recent call last):"), so the faulty node's file alone looks like
+    a console. Restarts (slurm-101.out, then slurm-117.out) follow one another and stay split."""
+    shapes: dict[str, list[SourceFile]] = {}
+    for s in sources:
+        shapes.setdefault(_DIGITS.sub("#", s.path.name), []).append(s)
+    per_node: set[Path] = set()
+    for group in shapes.values():
+        if len(group) < 2 or all(s.console is None for s in group):
+            continue
+        if files_are_nodes([_file_span(s) for s in group], [_head_ranks(s) if s.console else set() for s in group]):
+            per_node.update(s.path for s in group if s.console is not None)
+    return [replace(s, ranks_are_nodes=False) if s.path in per_node else s for s in sources]
 
 
 def parse_level(text: str) -> str | None:

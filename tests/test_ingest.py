@@ -302,6 +302,23 @@ def test_untimed_per_node_files_holding_disjoint_global_ranks_are_nodes(tmp_path
     assert {line.node for line in _lines(tmp_path)[0]} == {"node-a1", "node-a2"}
 
 
+def test_the_one_node_file_with_a_ranks_traceback_is_still_that_node(tmp_path: Path) -> None:
+    # PyTorch prefixes only a failing rank's traceback ("[rank26]: Traceback (most recent call
+    # last):"), so among per-node files written at the same time the faulty node's file alone
+    # carries rank prefixes. It is that node's file like its siblings, not a console to split.
+    for n in range(3):
+        rows = [f"2024-03-14 15:{m:02d}:00 INFO iteration {m}" for m in range(20)]
+        if n == 2:
+            rows += ["[rank18]: Traceback (most recent call last):",
+                     '[rank18]:   File "/usr/local/python3.10/lib/python3.10/site-packages/torch/utils/data/dataloader.py", '
+                     "line 1285, in _get_data",
+                     "[rank18]: RuntimeError: DataLoader worker (pid 76800) is killed by signal: Killed.",
+                     *(f"[rank{r}]: RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 "
+                       "NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048" for r in (16, 17))]
+        (tmp_path / f"modelarts-job-725a0d44-worker-{n}.log").write_text("\n".join(rows) + "\n")
+    assert {line.node for line in _lines(tmp_path)[0]} == {f"modelarts-job-725a0d44-worker-{n}" for n in range(3)}
+
+
 def test_files_are_nodes_decides_from_overlap_first() -> None:
     from agent.consoles import files_are_nodes
 
