@@ -55,6 +55,29 @@ def test_a_host_address_shared_by_its_rank_files_blames_all_of_them(tmp_path: Pa
     assert blame.edges["rank_5"] == {"rank_0", "rank_1", "rank_2", "rank_3"}
 
 
+def test_a_communicator_named_by_its_roots_address_blames_no_one(tmp_path: Path) -> None:
+    # HCCL names the collective by its communicator, and that by the master's address: every
+    # peer's timeout carries "tag[AllReduce_90.90.92.240%enp189s0f0_...]" (the format of an Ascend
+    # troubleshooting page's EI0002 example), which is not the peer it waits on.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i, node in enumerate(NODES):
+        host = f"90.90.92.{240 + i}"
+        lines = [f"2024-10-02 10:00:00 INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:{host}<0>"]
+        if node != "n3":
+            lines.append(
+                "EI0002: [PID: 3282] 2024-10-02-10:35:00.827.681 The wait execution of the Notify register times out. "
+                "Reason: The Notify register has not received the Notify record from remote rank [unknown].base "
+                "information: [streamID:[2282987520], taskID[5], tag[AllReduce_90.90.92.240%enp189s0f0_60000_0_"
+                "1732766162316022], AlgType(level 0-1-2):[fullmesh-ring-ring].] group information: "
+                "[group:[90.90.92.240%enp189s0f0_60000_0_1732766162316022], rankSize[32]]")
+        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
+    mined, table, masker, identities = _identities(logs)
+    assert identities[("IP", "90.90.92.240")] == ("n0",)
+    waits = [t for t, s in table.events.items() if "Notify" in s.template]
+    assert spatial.blame_graph(mined, table, waits, identities, masker).edges == {}
+
+
 def test_the_isolation_forest_isolates_the_node_that_counts_differently(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()

@@ -131,6 +131,14 @@ class Blame:
     events: dict[str, set[int]]  # blamed node -> templates that name it
 
 
+# HCCL names a collective by its communicator, and the communicator by its root's address: "The
+# Notify register has not received the Notify record from remote rank [unknown].base information:
+# [streamID:[2282987520], taskID[5], tag[AllReduce_90.90.92.240%enp189s0f0_60000_0_1732766162316022]"
+# (Ascend troubleshooting page). That IP is the job's master on every rank's timeout, not the peer
+# it waits on; so is the group name ("group information: [group:[<same>], ...]") beside it.
+_COMMUNICATOR_TAG = re.compile(r"\b(?:tag|group):?\[[^\]]*\]")
+
+
 def blame_graph(
     mined: MinedJob,
     table: EventTable,
@@ -147,7 +155,7 @@ def blame_graph(
             log = mined.nodes[node]
             texts = [*(log.samples.get(tid) or []), log.last_text.get(tid, "")]
             for text in texts:
-                for kind, value in masker.params(text):
+                for kind, value in masker.params(_COMMUNICATOR_TAG.sub("tag[]", text)):
                     if kind not in IDENTITY_KINDS:
                         continue
                     owned = identities.get((kind, _norm_value(kind, value)), ())
