@@ -92,6 +92,19 @@ def test_peers_losing_a_quiet_node_is_a_node_fault_even_against_a_network_signat
     assert verdict(alive) == ("hardware", "network")
 
 
+def test_a_silent_node_whose_peers_all_print_the_same_failure_is_a_node_fault() -> None:
+    # torch_npu heads each peer's HCCL timeout with one "[ERROR] ... ERR02200 DIST call hccl api
+    # failed." line (hiyouga/LlamaFactory#3839): not a wait by its wording, but every other node
+    # printing it while the quiet node printed nothing is the peers' side of losing that node.
+    header = "[ERROR] 2025-02-22-04:58:59 (PID:183208, Device:2, RankID:2) ERR02200 DIST call hccl api failed."
+    lost = evidence(header, NODES[:7], scope="global", suspect="worker-7", silent=("worker-7",),
+                    hits=(hit("user", "script_bug"),))
+    assert verdict(lost) == ("hardware", "node")
+    # Printed by only some of the others, the failure is theirs to explain.
+    assert verdict(evidence(header, NODES[:3], scope="global", suspect="worker-7", silent=("worker-7",),
+                            hits=(hit("user", "script_bug"),))) != ("hardware", "node")
+
+
 def test_a_silent_node_behind_a_wait_is_a_node_fault() -> None:
     wait = "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=600000)"
     silent = evidence(wait, NODES[:7], scope="global", suspect="worker-7", silent=("worker-7",), role_kind="wait",
