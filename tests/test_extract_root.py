@@ -354,3 +354,27 @@ def test_a_header_every_peer_prints_half_an_hour_later_does_not_take_the_faulty_
     extraction = extract(mine_job(logs, workers=1), weights=Weights(root_best_share=0.0))
     assert "Multi-bit ECC" in extraction.events[0].template
     assert extraction.nodes[0].node == "node-2"
+
+
+def test_a_silence_ended_by_a_timeout_is_a_hang_even_with_exceptions_around_it(tmp_path: Path) -> None:
+    """Before training, one rank runs out of memory and its peers wait 20 minutes, then print
+    the HCCL timeout and the RuntimeError that wraps it together. The silence was a hang, and
+    the error before it is the root (read as a crash after quiet work, the episode began at the
+    timeouts and the out-of-memory error fell before it; a blind author's MindSpore job)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    start = [f"2024-03-30 09:53:{s:02d},596 - mindformers - INFO - config option {chr(97 + s)} applied" for s in range(20)]
+    for n in range(4):
+        lines = [*start]
+        if n == 0:
+            lines.append("[ERROR] ME(121547:281473001580111,MainProcess):2024-03-30-10:06:06.720.011 "
+                         "[mindspore/ccsrc/runtime/graph_scheduler/graph_scheduler.cc:1297] Device(id:0) memory isn't "
+                         "enough and alloc failed, kernel name: Default/network-MFPipelineWithLossScaleCell/network")
+        else:
+            lines += [f"EI0002: [PID: 19170{n}] 2024-03-30-10:26:08.323.751 The wait execution of the Notify register "
+                      "times out. Reason: The Notify register has not received the Notify record from remote rank: [0].",
+                      "RuntimeError: Sync stream failed:Ascend_0"]
+        (logs / f"node-{n}.log").write_text("\n".join(lines) + "\n")
+    extraction = extract(mine_job(logs, workers=1))
+    assert extraction.timeline.hang
+    assert "memory isn't enough" in extraction.events[0].template

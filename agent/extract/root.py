@@ -104,12 +104,15 @@ def _collective_began(mined: MinedJob, kept: list[tuple[EventStats, Verdict]], s
 def _crash_after(kept: list[tuple[EventStats, Verdict]], end: float, w: Weights) -> bool:
     """A silence ended by an exception was quiet work that crashed, not a hang: a hang is ended
     by a timeout or a stop. Ray Tune trials print nothing for 40 minutes, then "RuntimeError:
-    Expected 4-dimensional input for 4-dimensional weight" (ninamiolane/vaetree run.err)."""
-    return any(
-        s.first_ts >= end and v.weight >= w.episode_novel_weight and lexicon.is_exception_line(s.template)
-        and lexicon.role_of(s.template) == "candidate"
-        for s, v in kept
-    )
+    Expected 4-dimensional input for 4-dimensional weight" (ninamiolane/vaetree run.err).
+    A timeout among the first messages after the silence ended it, whatever exceptions wrap it:
+    the peers of a rank that ran out of memory wait 20 minutes, then print "EI0002 ... The wait
+    execution of the Notify register times out" and "RuntimeError: Sync stream failed:Ascend_0"
+    together (a blind author's MindSpore job; the EI0002 format: hiyouga/LlamaFactory#3839)."""
+    fresh = [(s, v) for s, v in kept if s.first_ts >= end and v.weight >= w.episode_novel_weight]
+    if any(s.first_ts - end <= w.lead_min_seconds and lexicon.role_of(s.template) == "wait" for s, _ in fresh):
+        return False
+    return any(lexicon.is_exception_line(s.template) and lexicon.role_of(s.template) == "candidate" for s, _ in fresh)
 
 
 def window_start(timeline: Timeline, weights: Weights = DEFAULT_WEIGHTS) -> float:
