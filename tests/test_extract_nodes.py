@@ -120,3 +120,14 @@ def test_weak_nodes_are_dropped_not_padded() -> None:
 def test_only_strong_failure_time_messages_blame_a_peer(role: str, score: float, blames: bool) -> None:
     event = EventCandidate(5, "t", score, [], ["n0"], 1.0, role, role)
     assert blame_tids([event]) == ([5] if blames else [])
+
+
+def test_in_a_two_node_job_the_one_peer_naming_the_other_is_enough() -> None:
+    """"NCCL WARN NET/IB : Got completion from peer 192.168.149.37<50000> with status=12" on one
+    node of two names the other, which went quiet: with one peer to name it, one naming is all
+    there can be (a blind author's two-node job). With four nodes, one peer alone is not enough."""
+    root = root_stats({"n0": 10.0})
+    two = Blame({"n0": 0.0, "n1": 1.0}, {"n1": {"n0"}}, {"n1": {ROOT_TID}})
+    assert named_in_root(two, root) == ["n1"]
+    four = Blame({n: 0.0 for n in NODES} | {"n1": 1 / 3}, {"n1": {"n0"}}, {"n1": {ROOT_TID}})
+    assert named_in_root(four, root) == []

@@ -29,13 +29,16 @@ class NodeCandidate:
 
 
 def named_in_root(blame: spatial.Blame, root: EventStats | None, weights: Weights = DEFAULT_WEIGHTS) -> list[str]:
-    """Peers named in the root message by several of its printers (heartbeat lost from X)."""
+    """Peers named in the root message by several of its printers (heartbeat lost from X), or by
+    the only other node of a two-node job: "NCCL WARN NET/IB : Got completion from peer
+    192.168.149.37<50000> with status=12" on one node names the other, which said nothing."""
     if root is None:
         return []
+    needed = max(1, min(weights.named_min_peers, len(blame.score) - 1))
     return sorted(
         n
         for n, tids in blame.events.items()
-        if root.tid in tids and len(blame.edges.get(n, ())) >= weights.named_min_peers
+        if root.tid in tids and len(blame.edges.get(n, ())) >= needed
     )
 
 
