@@ -328,7 +328,9 @@ def _cause_event(diagnosis: Diagnosis, evidence: Evidence) -> EventOut:
     return diagnosis.events[0]
 
 
-MAX_EVENTS_FOR_KNOWLEDGE = 3
+# Every reported event: the fault is often named last, under the banners that wrap it (MindSpore's
+# sync error, a memory-check note and CANN's E*9999 banner above "reason=[hbm Multi-bit ECC error]").
+MAX_EVENTS_FOR_KNOWLEDGE = 5
 LOST_FILE_FACTOR = 0.7  # each file not read in full (up to three) takes this share of the confidence
 
 
