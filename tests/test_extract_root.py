@@ -378,3 +378,26 @@ def test_a_silence_ended_by_a_timeout_is_a_hang_even_with_exceptions_around_it(t
     extraction = extract(mine_job(logs, workers=1))
     assert extraction.timeline.hang
     assert "memory isn't enough" in extraction.events[0].template
+
+
+def test_a_launcher_warning_that_carries_on_gives_way_to_the_error_below_it(tmp_path: Path) -> None:
+    """DeepSpeed's launcher warns on every single-node run that it "will proceed with training with
+    local resources only"; nine lines later the interpreter cannot open the training script. The
+    warning said itself that the program carried on, so the error after it is the root, even
+    without a level or an exception class (matsuolab/nedo_project_code, a 13-line log)."""
+    lines = [
+        "[2024-03-31 10:17:04,929] [INFO] [real_accelerator.py:161:get_accelerator] Setting ds_accelerator to cuda (auto detect)",
+        "[2024-03-31 10:17:11,813] [WARNING] [runner.py:203:fetch_hostfile] Unable to find hostfile, will proceed with "
+        "training with local resources only.",
+        "Detected CUDA_VISIBLE_DEVICES=0: setting --include=localhost:0",
+        "[2024-03-31 10:17:16,369] [INFO] [launch.py:151:main] nnodes=1, num_local_procs=1, node_rank=0",
+        "[2024-03-31 10:17:16,370] [INFO] [launch.py:163:main] dist_world_size=1",
+        "/home/me/miniconda3/envs/.venv/bin/python: can't open file '/home/me/Megatron-DeepSpeed-MoE/pretrain_gpt.py': "
+        "[Errno 2] No such file or directory",
+        "[2024-03-31 10:17:17,379] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 12650",
+    ]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "console.log").write_text("\n".join(lines) + "\n")
+    extraction = extract(mine_job(logs, workers=1))
+    assert "can't open file" in extraction.events[0].template

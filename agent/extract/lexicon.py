@@ -279,8 +279,13 @@ def is_task_error_exit(template: str) -> bool:
 # A message that says how the program carried on is not what stopped it, when a fatal error
 # follows: "slurmstepd: error: couldn't chdir to `/workspace': No such file or directory:
 # going to /tmp instead" ran 250 lines of training before "AssertionError: SharedMemory
-# objects are None." (kerimoglutolga/open_clip-mixtera:output.err).
-FALLBACK = re.compile(r"(?i)\bgoing to <?\S+>? instead\b|\bfall(s|ing)? ?back to\b|\bwill retry\b|\bretrying in\b")
+# objects are None." (kerimoglutolga/open_clip-mixtera:output.err). DeepSpeed's launcher says so
+# on every single-node run: "[WARNING] [runner.py:203:fetch_hostfile] Unable to find hostfile, will
+# proceed with training with local resources only." (matsuolab/nedo_project_code, a 13-line log
+# whose "can't open file '.../pretrain_gpt.py'" nine lines later is the failure).
+FALLBACK = re.compile(
+    r"(?i)\bgoing to <?\S+>? instead\b|\bfall(s|ing)? ?back to\b|\bwill retry\b|\bretrying in\b|\bwill proceed with\b"
+)
 
 
 def announces_fallback(template: str) -> bool:

@@ -93,10 +93,17 @@ def past_startup_noise(
         return root
     source, line = first_line(root, mined, table)
     after = line + weights.surfacing_lines if resumed is None else min(resumed, line + weights.surfacing_lines)
+    if fallback:  # it said itself that it carried on: any fatal line after it is what stopped the job
+        after = line
     later = []
     for e in eligible:
         e_source, e_line = first_line(e, mined, table)
-        if (e_source == source and e_line > after and is_fatal_line(e, mined, table)
+        # After a line that said the program carried on, a later error need not be levelled or
+        # an exception: "python: can't open file '.../pretrain_gpt.py': [Errno 2] No such file or
+        # directory" is the interpreter's own last word.
+        stopped = is_fatal_line(e, mined, table) or (
+            fallback and e.role == "candidate" and lexicon.has_error_words(e.template))
+        if (e_source == source and e_line > after and stopped
                 and not lexicon.announces_fallback(e.template)):
             later.append((e_line, e))
     return min(later, key=lambda pair: pair[0])[1] if later else root
