@@ -97,12 +97,21 @@ def test_a_silent_node_whose_peers_all_print_the_same_failure_is_a_node_fault() 
     # failed." line (hiyouga/LlamaFactory#3839): not a wait by its wording, but every other node
     # printing it while the quiet node printed nothing is the peers' side of losing that node.
     header = "[ERROR] 2025-02-22-04:58:59 (PID:183208, Device:2, RankID:2) ERR02200 DIST call hccl api failed."
-    lost = evidence(header, NODES[:7], scope="global", suspect="worker-7", silent=("worker-7",),
-                    hits=(hit("user", "script_bug"),))
-    assert verdict(lost) == ("hardware", "node")
+    timeout = candidate("EI0002: The wait execution of the Notify register times out.", NODES[:7], "wait")
+
+    def quiet_worker_7(printers: list[str], waits: bool) -> Evidence:
+        ev = evidence(header, printers, scope="global", suspect="worker-7", silent=("worker-7",),
+                      hits=(hit("user", "script_bug"),))
+        assert ev.extraction is not None
+        ev.extraction.cascades = [timeout] if waits else []
+        return ev
+
+    assert verdict(quiet_worker_7(NODES[:7], waits=True)) == ("hardware", "node")
     # Printed by only some of the others, the failure is theirs to explain.
-    assert verdict(evidence(header, NODES[:3], scope="global", suspect="worker-7", silent=("worker-7",),
-                            hits=(hit("user", "script_bug"),))) != ("hardware", "node")
+    assert verdict(quiet_worker_7(NODES[:3], waits=True)) != ("hardware", "node")
+    # Nobody waited: every rank raised the same error on its own (a KeyError in the script), and
+    # the quiet process (MindSpore's scheduler) just had nothing to say (a blind author's job).
+    assert verdict(quiet_worker_7(NODES[:7], waits=False)) != ("hardware", "node")
 
 
 def test_a_silent_node_behind_a_wait_is_a_node_fault() -> None:

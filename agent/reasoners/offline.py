@@ -272,10 +272,13 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
         suspect = extraction.nodes[0].node
         own_events = any(suspect in e.nodes for e in extraction.events)
         root = extraction.events[0]
-        # Every other node printing the same failure while the quiet one printed nothing is the
-        # peers' side of one lost node too, whatever the message's role: torch_npu heads each
-        # peer's HCCL timeout with "[ERROR] ... ERR02200 DIST call hccl api failed." (hiyouga/LlamaFactory#3839).
-        everyone_else = bool(evidence.nodes) and set(evidence.nodes) - {suspect} <= set(root.nodes)
+        # Every other node printing the same failure while the quiet one printed nothing, and
+        # waiting on something, is the peers' side of one lost node too, whatever the root's
+        # wording: torch_npu heads each peer's HCCL timeout with "[ERROR] ... ERR02200 DIST call
+        # hccl api failed." (hiyouga/LlamaFactory#3839). Without a wait, every rank raising the same
+        # KeyError is the script, and the quiet one is a process that had nothing to say.
+        waited = any(e.role_kind == "wait" for e in [*extraction.events, *extraction.cascades])
+        everyone_else = waited and bool(evidence.nodes) and set(evidence.nodes) - {suspect} <= set(root.nodes)
         lost = suspect in extraction.named_by_peers or (
             suspect in extraction.timeline.silent_nodes and (root.role_kind in ("wait", "teardown") or everyone_else)
         )
