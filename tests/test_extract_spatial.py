@@ -78,6 +78,22 @@ def test_a_communicator_named_by_its_roots_address_blames_no_one(tmp_path: Path)
     assert spatial.blame_graph(mined, table, waits, identities, masker).edges == {}
 
 
+def test_a_peer_named_by_its_file_name_is_blamed_without_a_hyphen(tmp_path: Path) -> None:
+    # "cn0441" is no NODE to the masker (it wants a hyphen), but the peers' messages name the
+    # node whose file is cn0441.log; a node's own name in its NCCL prefix is not a peer.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for node in ("cn0440", "cn0441", "cn0442", "cn0443"):
+        lines = ["2024-10-02 10:00:00 INFO step 1"]
+        if node != "cn0441":
+            lines.append(f"{node}:41790:42191 [1] misc/socket.cc:47 NCCL WARN socketProgress: Connection closed by "
+                         "remote peer cn0441<58191>")
+        (logs / f"{node}.log").write_text("\n".join(lines) + "\n")
+    mined, table, masker, identities = _identities(logs)
+    closed = [t for t, s in table.events.items() if "closed" in s.template]
+    assert spatial.blame_graph(mined, table, closed, identities, masker).edges == {"cn0441": {"cn0440", "cn0442", "cn0443"}}
+
+
 def test_the_isolation_forest_isolates_the_node_that_counts_differently(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()

@@ -139,6 +139,17 @@ class Blame:
 _COMMUNICATOR_TAG = re.compile(r"\b(?:tag|group):?\[[^\]]*\]")
 
 
+def _names_pattern(names: list[str]) -> re.Pattern[str] | None:
+    """Node names that a message can name as words: host-like (a letter and a digit, no path), not
+    a console's rank (``rank3`` is a prefix the scan strips, and "rank 3" is the RANK mask's)."""
+    hostlike = [n for n in names if "/" not in n and len(n) >= 4 and re.search(r"[A-Za-z]", n)
+                and re.search(r"\d", n) and not re.fullmatch(r"rank\d+", n)]
+    if not hostlike:
+        return None
+    alternatives = "|".join(re.escape(n) for n in sorted(hostlike, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w-])")
+
+
 def blame_graph(
     mined: MinedJob,
     table: EventTable,
@@ -149,12 +160,20 @@ def blame_graph(
     """Who names whom in failure-time messages (timeouts, connection errors, waits)."""
     edges: dict[str, set[str]] = defaultdict(set)
     events: dict[str, set[int]] = defaultdict(set)
+    named = _names_pattern(table.node_names)
     for tid in candidate_tids:
         stats = table.events[tid]
         for node in stats.per_node:
             log = mined.nodes[node]
             texts = [*(log.samples.get(tid) or []), log.last_text.get(tid, "")]
             for text in texts:
+                # A host name without a hyphen ("cn0441", "dgx127") is no NODE to the masker, but a
+                # peer's message that names a node's file name names that node: "NCCL WARN
+                # socketProgress: Connection closed by remote peer cn0441<58191>" (a blind author's job).
+                for m in named.finditer(text) if named is not None else ():
+                    if m.group(0) != node:
+                        edges[m.group(0)].add(node)
+                        events[m.group(0)].add(tid)
                 for kind, value in masker.params(_COMMUNICATOR_TAG.sub("tag[]", text)):
                     if kind not in IDENTITY_KINDS:
                         continue
