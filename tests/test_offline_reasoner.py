@@ -428,3 +428,20 @@ def test_a_device_fault_named_below_the_banner_decides_even_as_the_fourth_event(
     (logs / "worker_22.log").write_text("\n".join(lines) + "\n")
     d = Diagnoser(reasoner="offline").diagnose(logs, workers=1)
     assert (d.category, d.subcategory) == ("hardware", "accelerator")
+
+
+def test_a_node_its_peers_timeouts_name_is_lost_when_the_root_is_a_wait() -> None:
+    from agent.extract.spatial import Blame
+
+    # HCCL's "EI0006: ... Getting socket times out. Reason: Remote Rank did not send the data" on
+    # two peers names a node that printed nothing (a blind author's job); the root is a peer's
+    # RuntimeError around the timeout, not the naming line, so named_by_peers is empty.
+    sync = "RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:467 NPU function error"
+    ev = evidence(sync, NODES[:7], scope="global", suspect="worker-7", role_kind="wait", hits=(hit("hardware", "accelerator"),))
+    assert ev.extraction is not None
+    ev.extraction.cascades = [candidate("EI0006: Getting socket times out.", NODES[:2], "wait")]
+    ev.extraction.blame = Blame({n: 0.0 for n in NODES}, {"worker-7": {"worker-0", "worker-1"}}, {"worker-7": {1}})
+    assert verdict(ev) == ("hardware", "node")
+    # Named by one peer of seven, it is no more than a suspect.
+    ev.extraction.blame = Blame({n: 0.0 for n in NODES}, {"worker-7": {"worker-0"}}, {"worker-7": {1}})
+    assert verdict(ev) != ("hardware", "node")

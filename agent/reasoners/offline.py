@@ -279,9 +279,13 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
         # KeyError is the script, and the quiet one is a process that had nothing to say.
         waited = any(e.role_kind == "wait" for e in [*extraction.events, *extraction.cascades])
         everyone_else = waited and bool(evidence.nodes) and set(evidence.nodes) - {suspect} <= set(root.nodes)
+        # Peers' timeouts that name it (not only the root's) while the root itself is a wait: HCCL's
+        # "EI0006: ... Getting socket times out. Reason: Remote Rank did not send the data" on two
+        # peers of a node that stopped logging (a blind author's job).
+        blamed = extraction.blame is not None and len(extraction.blame.edges.get(suspect, ())) >= min(2, len(evidence.nodes) - 1)
         lost = suspect in extraction.named_by_peers or (
             suspect in extraction.timeline.silent_nodes and (root.role_kind in ("wait", "teardown") or everyone_else)
-        )
+        ) or (blamed and root.role_kind == "wait" and waited)
         if lost and not own_events:
             # Peers report losing it and it reports nothing itself: the node went down (the
             # paper's missing heartbeat), whatever the peers' messages call it.
