@@ -369,7 +369,8 @@ def _per_node_siblings(sources: list[SourceFile]) -> list[SourceFile]:
         shapes.setdefault(_DIGITS.sub("#", s.path.name), []).append(s)
     per_node: set[Path] = set()
     for group in shapes.values():
-        if len(group) < 2 or all(s.console is None for s in group):
+        # Only a prefixed file among plain siblings: consoles among consoles were judged above.
+        if len(group) < 2 or all(s.console is None for s in group) or all(s.console is not None for s in group):
             continue
         if files_are_nodes([_file_span(s) for s in group], [_head_ranks(s) if s.console else set() for s in group]):
             per_node.update(s.path for s in group if s.console is not None)
