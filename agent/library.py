@@ -80,6 +80,7 @@ class Pattern:
     prefilter: str | None = None  # a literal every match contains
     prefilter_lower: bool = False
     wrapper: bool = False  # the doc's message only reports a failed call (knowledge README: `wrapper`)
+    benign: bool = False  # the doc's message is printed by jobs that go on working (knowledge README: `benign`)
 
     def __post_init__(self) -> None:
         if self.compiled is None:
@@ -110,6 +111,7 @@ class LibraryMatch:
     count: int  # matching (node, text) pairs
     samples: list[str]  # up to 3 matching texts
     wrapper: bool = False  # a doc whose message only reports that a call failed
+    benign: bool = False  # a doc whose message jobs print and go on working
 
     @property
     def doc_id(self) -> str | None:
@@ -288,6 +290,7 @@ class FaultLibrary:
                         spec,
                         sig.compiled,
                         wrapper=doc.wrapper,
+                        benign=doc.benign,
                     )
                 )
         users: list[UserPattern] = []
@@ -376,6 +379,7 @@ class FaultLibrary:
                     e["count"],
                     e["samples"],
                     p.wrapper,
+                    p.benign,
                 )
             )
         # Confidence saturates at SPECIFIC_LITERALS; past it, the pattern that spells out more of the

@@ -445,3 +445,25 @@ def test_a_node_its_peers_timeouts_name_is_lost_when_the_root_is_a_wait() -> Non
     # Named by one peer of seven, it is no more than a suspect.
     ev.extraction.blame = Blame({n: 0.0 for n in NODES}, {"worker-7": {"worker-0"}}, {"worker-7": {1}})
     assert verdict(ev) != ("hardware", "node")
+
+
+def test_a_start_up_warning_a_benign_doc_explains_is_no_root(tmp_path) -> None:
+    from agent.pipeline import Diagnoser
+
+    # torch_npu warns "Device do not support double dtype now, dtype cast repalce with float" at
+    # every start-up (knowledge/ascend/torch-npu-double-dtype-cast-to-float.md, `benign: true`).
+    # Matching its doc once boosted it to the root over the node's own HCCL listen error 26 lines
+    # later (a blind author's job with no training progress to date the episode).
+    lines = ["2024-06-01 10:00:01 INFO launcher started",
+             "[W compiler_depend.ts:133] Warning: Device do not support double dtype now, dtype cast repalce with "
+             "float. (function operator())",
+             *[f"2024-06-01 10:00:{i:02d} INFO building layer {chr(97 + i)}" for i in range(2, 28)],
+             "[ERROR] HCCL(3301,python):2024-06-01-10:00:40.100.100 [hccl_socket_manager.cc:101] [3301][InitSocket] "
+             "socket listen failed, port[60000] is already in use"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for node in ("node027", "node028", "node029"):
+        (logs / f"{node}.log").write_text("\n".join(lines if node == "node028" else lines[:-1]) + "\n")
+    d = Diagnoser(reasoner="offline").diagnose(logs, workers=1)
+    assert "socket listen failed" in d.events[0].template
+    assert "torch-npu-double-dtype-cast-to-float" not in (d.root_cause or "")

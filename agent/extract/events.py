@@ -37,6 +37,7 @@ class KnownMatch(Protocol):
     id: str
     confidence: float
     wrapper: bool
+    benign: bool
 
 
 class KnownFaults(Protocol):
@@ -249,11 +250,19 @@ def score_event(
         # Drain may fold a known fault's message into a wider template: the NPU black box's
         # "[Hardware Error]  error_type: 3, multi-bit ECC" and its "Error 0, type: recoverable"
         # became one (CANN 8.0.0 troubleshooting, HBM bit ECC fault). Any of its lines counts.
-        specific = [m for m in library.match([sample, *variants]) if not m.wrapper]  # a wrapper names no cause
+        matches = library.match([sample, *variants])
+        specific = [m for m in matches if not m.wrapper and not m.benign]  # a wrapper names no cause
         best = max(specific, key=lambda m: m.confidence, default=None)
         if best is not None and best.confidence >= w.library_min_confidence:
             known = best
             role = "candidate"
+        harmless = next((m for m in matches if m.benign and m.confidence >= w.library_min_confidence), None)
+        if best is None and harmless is not None:
+            # A message the knowledge says jobs print and go on working after: torch_npu's "Device
+            # do not support double dtype now, dtype cast replace with float" at every start-up
+            # (knowledge/ascend/torch-npu-double-dtype-cast-to-float.md) is no root however early.
+            score *= w.benign_doc_factor
+            reasons.append(f"a message jobs print and go on working ({harmless.id})")
     # A known fault's own message ("NET/IB : Got completion from peer ... status=12") says
     # something failed as surely as the word "error" does.
     error_words = lexicon.has_error_words(template) or known is not None

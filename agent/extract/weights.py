@@ -105,6 +105,7 @@ class Weights:
     # a line that says nothing failed (an argument dump) cannot be the first sign while one that does exists
     library_min_confidence: float = 0.7  # family-level signatures (a bare error-code prefix) say too little
     library_boost: float = 1.25  # a line matching a confirmed fault pattern (checked first in deployment)
+    benign_doc_factor: float = 0.3  # a line a `benign` knowledge doc explains (jobs print it and go on)
     workflow_factor: float = 0.3  # a new workflow step ("saving checkpoint ...") is not a fault by itself
     tail_lines: int = 200  # cold start: routine lines after an event beyond this say the job went on working
     tail_floor: float = 0.3  # ... an event printed long before the end keeps at least this share of its score

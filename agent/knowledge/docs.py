@@ -83,6 +83,7 @@ class KnowledgeDoc(BaseModel):
     severity: Literal["critical", "high", "medium", "low"]
     node_local: StrictBool
     wrapper: StrictBool = False  # the message reports a failed call; the cause is printed beside it
+    benign: StrictBool = False  # jobs print the message and go on working: it explains a line, never the failure
     # "category/subcategory" the message means while the job is still setting up, when no
     # hardware trace stands beside it (a generic NCCL error at init is the set-up, not a device)
     setup_reading: str | None = None

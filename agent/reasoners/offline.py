@@ -175,7 +175,9 @@ class OfflineReasoner:
         # own matches first (evidence.library is ordered root event first). A pattern an
         # SRE confirmed outranks everything; the shape of the evidence outranks what a doc
         # says about a message that peers print about a lost node.
-        decisive = [m for m in evidence.library if m.confidence >= LIBRARY_DECISIVE]
+        # A doc for a message jobs print and go on working explains that line, never the failure.
+        library = [m for m in evidence.library if not getattr(m, "benign", False)]
+        decisive = [m for m in library if m.confidence >= LIBRARY_DECISIVE]
         for match in decisive:
             if match.source == "user":
                 return _library_choice(match)
@@ -185,7 +187,7 @@ class OfflineReasoner:
         # A wrapper ("HCCL error in ...", "PTA call acl api failed") only says a call failed;
         # the code or exception printed beside it names the cause, so a specific doc on any
         # failure-indicating event outranks a wrapper on the root.
-        specific = [m for m in evidence.library if not _is_wrapper(evidence, m.doc_id)]
+        specific = [m for m in library if not _is_wrapper(evidence, m.doc_id)]
         chosen = [m for m in specific if m.confidence >= LIBRARY_DECISIVE] or [
             m for m in specific if m.confidence >= SPECIFIC_BESIDE_WRAPPER and decisive
         ] or decisive
