@@ -467,3 +467,28 @@ def test_a_start_up_warning_a_benign_doc_explains_is_no_root(tmp_path) -> None:
     d = Diagnoser(reasoner="offline").diagnose(logs, workers=1)
     assert "socket listen failed" in d.events[0].template
     assert "torch-npu-double-dtype-cast-to-float" not in (d.root_cause or "")
+
+
+def test_a_dataloader_relay_looks_at_the_workers_own_traceback() -> None:
+    # PyTorch relays a worker's exception ("IndexError: Caught IndexError in DataLoader worker
+    # process 4.") under the main process's frames, all in the installed stack, and prints the
+    # worker's own traceback below it ("Original Traceback (most recent call last):"). A frame of
+    # the job's own dataset code there makes it the script's bug, not the framework's.
+    relay = "IndexError: Caught IndexError in DataLoader worker process 4."
+    above = ["Traceback (most recent call last):",
+             '  File "/usr/local/python3.10/lib/python3.10/site-packages/transformers/trainer.py", line 1938, in train',
+             "    return inner_training_loop(",
+             '  File "/usr/local/python3.10/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 631, in __next__',
+             "    data = self._next_data()"]
+    below = ["Original Traceback (most recent call last):",
+             '  File "/usr/local/python3.10/lib/python3.10/site-packages/torch/utils/data/_utils/worker.py", line 308, in _worker_loop',
+             "    data = fetcher.fetch(index)  # type: ignore[possibly-undefined]",
+             '  File "/workspace/data/packed_dataset.py", line 88, in __getitem__',
+             "    last = ids[-1] if ids[-1] == self.eos_id else ids[self.seq_len - 1]",
+             "IndexError: list index out of range"]
+    ev = evidence(relay, NODES[:1], library=(match("user", "script_bug"),))
+    ev.root_before, ev.root_after = above, below
+    assert verdict(ev) == ("user", "script_bug")
+    # With the worker's frames in the installed stack too, the frames lead to the framework.
+    ev.root_after = [*below[:3], "IndexError: list index out of range"]
+    assert verdict(ev) == ("framework", "framework_bug")

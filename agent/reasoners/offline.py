@@ -384,7 +384,7 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
                     and choice.subcategory in ("configuration", "script_bug")
                     and not _ARGUMENT_CHECK.search(_checked_text(text, evidence)) and not _INPUT_PARSE.search(text))
     if (choice.category, choice.subcategory) == ("user", "script_bug") or guessed_user:
-        stack = _stack_only_frames(evidence.root_before)
+        stack = [] if _user_frame_in_original(evidence.root_after) else _stack_only_frames(evidence.root_before)
         if stack and rejected_input(_traceback_above(evidence.root_before)):
             return replace(choice, category="user", subcategory="configuration", doc_id=None, by_signature=False,
                            why=f"{choice.why}; {stack[-1]} raised it on purpose, rejecting a value the job gave it")
@@ -440,6 +440,24 @@ def _stack_only_frames(before: list[str]) -> list[str]:
 
 
 _SOURCE_OR_CARET = re.compile(r"^\s+\S|^\s*[~^]+\s*$")
+
+
+def _user_frame_in_original(after: list[str]) -> bool:
+    """Whether the worker's own traceback, which PyTorch prints under a relayed exception
+    ("IndexError: Caught IndexError in DataLoader worker process 4." then "Original Traceback (most
+    recent call last):", torch/_utils.py ExceptionWrapper), has a frame of the job's own code: the
+    frames above the relay are only the main process's way into the DataLoader."""
+    block: list[str] = []
+    for line in after:
+        text = lexicon.unprefixed(line)
+        if not block:
+            if "Original Traceback (most recent call last)" in text:
+                block.append(text)
+            continue
+        if not (frames([text]) or _SOURCE_OR_CARET.match(text)):
+            break
+        block.append(text)
+    return any(f.package is None for f in frames(block[1:]))
 
 
 def _traceback_above(before: list[str]) -> list[str]:
