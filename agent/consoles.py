@@ -51,6 +51,16 @@ _CONSOLE_MIN_PER_RANK = {"torchrun": 1, "mpirun": 1, "srun": 3, "pdsh": 3}
 TAIL_SNIFF_BYTES = 256 * 1024
 
 
+# Terminal colour codes are presentation, not content: Ray colours its worker prefix
+# ("\x1b[36m(RayTrainWorker pid=176642, ip=172.16.9.30)\x1b[0m", NovaSky-AI/SkyRL#1960) and pod
+# logs keep a program's coloured "[rank19]:" lines. They are removed before anything reads a line.
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def without_ansi(line: str) -> str:
+    return ANSI_ESCAPE.sub("", line) if "\x1b" in line else line
+
+
 def prefix_match(line: str, fmt: ConsoleFormat | None) -> re.Match[str] | None:
     """The launcher prefix a console line starts with: its own style, or any bracketed one
     (launchers mix torchrun's [defaultN]: with the program's [rankN]:, and srun -l wraps both)."""
@@ -76,7 +86,7 @@ def tail_bracketed_ranks(path: Path) -> set[str]:
         return set()
     ranks: set[str] = set()
     for line in tail.split("\n"):
-        m = BRACKETED_PREFIX.match(line)
+        m = BRACKETED_PREFIX.match(without_ansi(line))
         if m:
             ranks.add(prefix_rank(m))
     return ranks
@@ -86,7 +96,7 @@ def head_ranks(lines: Iterable[str], fmt: ConsoleFormat) -> set[str]:
     """The ranks a console file's first lines name."""
     ranks: set[str] = set()
     for n, line in enumerate(lines):
-        m = prefix_match(line, fmt)
+        m = prefix_match(without_ansi(line), fmt)
         if m:
             ranks.add(prefix_rank(m))
         if n >= CONSOLE_SNIFF_LINES:
@@ -121,7 +131,8 @@ def detect_console(lines: Iterable[str]) -> ConsoleFormat | None:
     counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
     ranks: dict[str, Counter[str]] = {fmt.name: Counter() for fmt in CONSOLE_FORMATS}
     total = 0
-    for line in lines:
+    for raw in lines:
+        line = without_ansi(raw)
         total += 1
         for fmt in CONSOLE_FORMATS:
             m = fmt.pattern.match(line)

@@ -378,6 +378,8 @@ def scan_file(source: SourceFile, masker: Masker | None = None) -> list[NodeScan
     last_ts = np.nan
     iso_before = False
     for data in _chunks(source.path):
+        if b"\x1b[" in data:
+            raise Unsupported("terminal colour codes (removed line by line)")
         zeroed = data.translate(_ZERO_DIGITS).split(b"\n")
         if data.endswith(b"\n"):
             zeroed.pop()

@@ -36,6 +36,7 @@ from .consoles import (
     prefix_match,
     prefix_rank,
     tail_bracketed_ranks,
+    without_ansi,
 )
 from .errors import InputError
 from .records import LogLine
@@ -267,6 +268,7 @@ def _file_span(source: SourceFile) -> tuple[float, float] | None:
 
 
 def _unprefixed(line: str, console: ConsoleFormat | None) -> str:
+    line = without_ansi(line)
     m = prefix_match(line, console)
     return line[m.end() :] if m else line
 
@@ -423,6 +425,7 @@ def read_texts(source: SourceFile, warnings: list[str]) -> Iterator[tuple[str, i
             for raw in fh:
                 lineno += 1
                 text = raw.rstrip("\r\n")
+                text = without_ansi(text)
                 if "\x00" in text:  # logrotate copytruncate pads with NULs: drop them, keep the text
                     nul_lines += 1
                     text = text.replace("\x00", "")

@@ -359,3 +359,22 @@ def test_a_bar_drawn_after_a_rank_prefix_keeps_its_rank_and_its_message(tmp_path
         ("rank0", "12%|###7      | 1/8 [01:34<11:01, 94.51s/it]", 42),
         ("rank0", "ValueError: bad batch at index 7", 42),
     ]
+
+
+def test_terminal_colour_codes_are_removed_before_a_line_is_read(tmp_path: Path) -> None:
+    # Ray colours its worker prefix ("\x1b[36m(RayTrainWorker pid=176642, ip=172.16.9.30)\x1b[0m",
+    # NovaSky-AI/SkyRL#1960) and pod logs keep a program's coloured lines: the codes hid the
+    # "[rank1]:" prefix and made every coloured line a template of its own.
+    rows = [f"[rank{r}]: step {i} loss 2.5" for i in range(5) for r in range(2)]
+    rows += ["\x1b[1;31m[rank1]: RuntimeError: NPU function error: error code is 507035\x1b[0m"]
+    (tmp_path / "console.log").write_text("\n".join(rows) + "\n")
+    lines, _ = _lines(tmp_path)
+    assert {line.node for line in lines} == {"rank0", "rank1"}
+    assert lines[-1].text == "RuntimeError: NPU function error: error code is 507035"
+    # A node's own file takes the line-by-line path and is cleaned the same way.
+    from agent.fastscan import scan_source
+
+    (tmp_path / "console.log").unlink()
+    (tmp_path / "worker-1.log").write_text("2024-10-02 10:00:00 INFO start\n\x1b[31mERROR boom\x1b[0m\n")
+    scans, _ = scan_source(open_job(tmp_path).sources[0])
+    assert all("\x1b" not in key for scan in scans for key in scan.keys)
