@@ -51,7 +51,8 @@ def impute_times(mined: MinedJob, weights: Weights = DEFAULT_WEIGHTS) -> dict[st
         mask = (ctx >= 0) & stream.stamped & ~np.isnan(stream.ts)
         if mask.any():
             its.append(ctx[mask])
-            times.append((stream.ts - _collective_ages(mined, stream))[mask])
+            ages = _collective_ages(mined, stream)
+            times.append((stream.ts - ages)[mask] if ages is not None else stream.ts[mask])
     known_it = np.concatenate(its) if its else np.array([])
     if len(np.unique(known_it)) >= 2:
         order = np.argsort(known_it, kind="stable")
@@ -155,7 +156,8 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
             has = pos < len(idx)
             nxt[has] = ts[idx[pos[has]]]
         new = ts.copy()
-        ages = np.where(stream.stamped, 0.0, _collective_ages(mined, stream))
+        found = _collective_ages(mined, stream)
+        ages = np.where(stream.stamped, 0.0, found) if found is not None else None
         # Each run of unstamped lines follows one stamped line (or the file's start); the
         # stamps themselves are left alone, even out of order (a launcher's summary printed
         # above the worker log it collected, PaddlePaddle FAQ).
@@ -167,8 +169,8 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
             latest = np.fmax.accumulate(np.where(np.isnan(run), -np.inf, run))
             above = np.concatenate([[before], np.fmax(latest[:-1], before)])
             new[start:end] = np.where(np.isnan(run), run, np.minimum(np.fmax(run, above), nxt[start:end]))
-            aged = ages[start:end]
-            if aged.any():
+            aged = ages[start:end] if ages is not None else None
+            if aged is not None and aged.any():
                 new[start:end] = _after_collective_ran(new[start:end], aged, before, nxt[start:end])
         moved = np.flatnonzero((new != ts) & ~(np.isnan(new) & np.isnan(ts)))
         for k in moved.tolist():
@@ -180,10 +182,10 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
     return changed
 
 
-def _collective_ages(mined: MinedJob, stream: FileStream) -> np.ndarray:
+def _collective_ages(mined: MinedJob, stream: FileStream) -> np.ndarray | None:
     """Per line of the stream, how long the collective its watchdog timeout gave up on had run
-    (0 for every other line)."""
-    ages = np.zeros(len(stream.ts))
+    (0 for every other line); None when no line of the stream says (most files: no copy made)."""
+    ages: np.ndarray | None = None
     for i, name in enumerate(stream.names):
         log = mined.nodes[name]
         seconds = {
@@ -192,6 +194,8 @@ def _collective_ages(mined: MinedJob, stream: FileStream) -> np.ndarray:
         }
         if not seconds:
             continue
+        if ages is None:
+            ages = np.zeros(len(stream.ts))
         on_node = np.flatnonzero(stream.nodes == i)
         for tid, ran in seconds.items():
             ages[on_node[log.template[stream.index[on_node]] == tid]] = ran
