@@ -182,16 +182,29 @@ def file_order_times(mined: MinedJob) -> dict[str, np.ndarray]:
     return changed
 
 
+def _collective_templates(mined: MinedJob) -> dict[str, dict[int, float]]:
+    """Per node, its watchdog-timeout templates and how long their collective ran. Read from
+    the samples once per mined job (``MinedJob.derived``, shared by copies with new times)."""
+    cached = mined.derived.get("collective_templates")
+    if isinstance(cached, dict):
+        return cached
+    found = {
+        name: {tid: ran for tid, texts in log.samples.items()
+               if texts and (ran := lexicon.collective_ran_seconds(texts[0])) is not None}
+        for name, log in mined.nodes.items()
+    }
+    mined.derived["collective_templates"] = found
+    return found
+
+
 def _collective_ages(mined: MinedJob, stream: FileStream) -> np.ndarray | None:
     """Per line of the stream, how long the collective its watchdog timeout gave up on had run
     (0 for every other line); None when no line of the stream says (most files: no copy made)."""
     ages: np.ndarray | None = None
+    by_node = _collective_templates(mined)
     for i, name in enumerate(stream.names):
         log = mined.nodes[name]
-        seconds = {
-            tid: ran for tid, texts in log.samples.items()
-            if texts and (ran := lexicon.collective_ran_seconds(texts[0])) is not None
-        }
+        seconds = by_node[name]
         if not seconds:
             continue
         if ages is None:
