@@ -28,13 +28,19 @@ class NodeCandidate:
     reasons: list[str]
 
 
+def namers_needed(n_nodes: int, weights: Weights = DEFAULT_WEIGHTS) -> int:
+    """How many peers must name a node for it to count as named: several, or in a two-node job
+    the only other node."""
+    return max(1, min(weights.named_min_peers, n_nodes - 1))
+
+
 def named_in_root(blame: spatial.Blame, root: EventStats | None, weights: Weights = DEFAULT_WEIGHTS) -> list[str]:
     """Peers named in the root message by several of its printers (heartbeat lost from X), or by
     the only other node of a two-node job: "NCCL WARN NET/IB : Got completion from peer
     192.168.149.37<50000> with status=12" on one node names the other, which said nothing."""
     if root is None:
         return []
-    needed = max(1, min(weights.named_min_peers, len(blame.score) - 1))
+    needed = namers_needed(len(blame.score), weights)
     return sorted(
         n
         for n, tids in blame.events.items()

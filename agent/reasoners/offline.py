@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from .. import stackdetect
 from ..aliases import peers_in
 from ..extract import lexicon
+from ..extract.nodes import namers_needed
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
@@ -176,7 +179,7 @@ class OfflineReasoner:
         # SRE confirmed outranks everything; the shape of the evidence outranks what a doc
         # says about a message that peers print about a lost node.
         # A doc for a message jobs print and go on working explains that line, never the failure.
-        library = [m for m in evidence.library if not getattr(m, "benign", False)]
+        library = [m for m in evidence.library if not m.benign]
         decisive = [m for m in library if m.confidence >= LIBRARY_DECISIVE]
         for match in decisive:
             if match.source == "user":
@@ -284,7 +287,7 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
         # Peers' timeouts that name it (not only the root's) while the root itself is a wait: HCCL's
         # "EI0006: ... Getting socket times out. Reason: Remote Rank did not send the data" on two
         # peers of a node that stopped logging (a blind author's job).
-        blamed = extraction.blame is not None and len(extraction.blame.edges.get(suspect, ())) >= min(2, len(evidence.nodes) - 1)
+        blamed = extraction.blame is not None and len(extraction.blame.edges.get(suspect, ())) >= namers_needed(len(evidence.nodes))
         lost = suspect in extraction.named_by_peers or (
             suspect in extraction.timeline.silent_nodes and (root.role_kind in ("wait", "teardown") or everyone_else)
         ) or (blamed and root.role_kind == "wait" and waited)
@@ -442,35 +445,32 @@ def _stack_only_frames(before: list[str]) -> list[str]:
 _SOURCE_OR_CARET = re.compile(r"^\s+\S|^\s*[~^]+\s*$")
 
 
+def _frame_run(lines: Iterable[str]) -> Iterator[str]:
+    """The lines (launcher prefix removed) for as long as they are traceback frames, their
+    indented source lines or carets."""
+    for line in lines:
+        text = lexicon.unprefixed(line)
+        if not (frames([text]) or _SOURCE_OR_CARET.match(text)):
+            return
+        yield text
+
+
 def _user_frame_in_original(after: list[str]) -> bool:
     """Whether the worker's own traceback, which PyTorch prints under a relayed exception
     ("IndexError: Caught IndexError in DataLoader worker process 4." then "Original Traceback (most
     recent call last):", torch/_utils.py ExceptionWrapper), has a frame of the job's own code: the
     frames above the relay are only the main process's way into the DataLoader."""
-    block: list[str] = []
-    for line in after:
-        text = lexicon.unprefixed(line)
-        if not block:
-            if "Original Traceback (most recent call last)" in text:
-                block.append(text)
-            continue
-        if not (frames([text]) or _SOURCE_OR_CARET.match(text)):
-            break
-        block.append(text)
-    return any(f.package is None for f in frames(block[1:]))
+    header = next((i for i, line in enumerate(after)
+                   if "Original Traceback (most recent call last)" in lexicon.unprefixed(line)), None)
+    if header is None:
+        return False
+    return any(f.package is None for f in frames(list(_frame_run(after[header + 1 :]))))
 
 
 def _traceback_above(before: list[str]) -> list[str]:
     """The traceback block right above the root: frame lines, their indented source lines and
     carets, back to its header. Pasted excerpts often start mid-traceback, without the header."""
-    block: list[str] = []
-    for line in reversed(before):
-        text = lexicon.unprefixed(line)
-        if "Traceback (most recent call last)" in text:
-            break
-        if not (frames([text]) or _SOURCE_OR_CARET.match(text)):
-            break
-        block.append(text)
+    block = list(takewhile(lambda text: "Traceback (most recent call last)" not in text, _frame_run(reversed(before))))
     return block[::-1] if frames(block) else []
 
 
