@@ -7,6 +7,7 @@ that signal removed shows the verdict really came from it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,6 +73,16 @@ def match(category: str, subcategory: str, source: str = "doc", **kw: Any) -> Li
     return LibraryMatch(id=kw.get("id", f"{source}-pattern"), source=source, category=category, subcategory=subcategory,
                         title="a pattern", remediation=[], confidence=kw.get("confidence", 0.9), regexes=["x"],
                         nodes=["worker-1"], count=1, samples=[])
+
+
+def diagnose_one_file(tmp_path: Path, name: str, lines: list[str]) -> Diagnosis:
+    """The offline diagnosis of a job of one log file holding ``lines``."""
+    from agent.pipeline import Diagnoser
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / name).write_text("\n".join(lines) + "\n")
+    return Diagnoser(reasoner="offline").diagnose(logs, workers=1)
 
 
 def verdict(ev: Evidence) -> tuple[str, str]:
@@ -388,8 +399,6 @@ def test_a_script_bug_with_no_frame_of_the_users_code_is_the_stacks() -> None:
 
 
 def test_a_device_side_collective_timeout_under_a_wrapper_is_a_wait_not_a_link(tmp_path) -> None:
-    from agent.pipeline import Diagnoser
-
     # Ascend/pytorch#43: rank 0 preprocessed a large dataset inside main_process_first; the others'
     # barrier timed out. torch_npu's wrapper line leads, CANN's fftsplus timeout says what happened.
     lines = ['worker-1:   File "loader.py", line 163, in get_dataset',
@@ -399,16 +408,11 @@ def test_a_device_side_collective_timeout_under_a_wrapper_is_a_wait_not_a_link(t
              "worker-1: EI9999: Inner Error!",
              "worker-1: EI9999: 2024-07-03-11:28:40.419.527  The error from device(chipId:0, dieId:0), serial number is 1, "
              "hccl fftsplus task timeout occurred during task execution, stream_id:4, sq_id:4, task_id:5, stuck notify num:7,"]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "console.log").write_text("\n".join(lines) + "\n")
-    d = Diagnoser(reasoner="offline").diagnose(logs, workers=1)
+    d = diagnose_one_file(tmp_path, "console.log", lines)
     assert (d.category, d.subcategory) == ("user", "configuration")
 
 
 def test_a_device_fault_named_below_the_banner_decides_even_as_the_fourth_event(tmp_path) -> None:
-    from agent.pipeline import Diagnoser
-
     # The runtime's reason for the failed sync is the fault (torch_npu's "reason=[hbm Multi-bit ECC
     # error]", NPUException.h); MindSpore's sync error, the memory-check note and the E*9999 banner
     # above it only wrap it. Read on the first three events alone, the banner's generic doc decided
@@ -423,10 +427,7 @@ def test_a_device_fault_named_below_the_banner_decides_even_as_the_fourth_event(
              "        TraceBack (most recent call last):",
              "        rtDeviceSynchronize execute failed, reason=[hbm Multi-bit ECC error][FUNC:FuncErrorReason]"
              "[FILE:error_message_manage.cc][LINE:53]"]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "worker_22.log").write_text("\n".join(lines) + "\n")
-    d = Diagnoser(reasoner="offline").diagnose(logs, workers=1)
+    d = diagnose_one_file(tmp_path, "worker_22.log", lines)
     assert (d.category, d.subcategory) == ("hardware", "accelerator")
 
 
