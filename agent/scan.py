@@ -47,8 +47,12 @@ MASKS: tuple[Mask, ...] = (
     Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?\b", needs=(":",)),
     Mask("PATH", r"(?<![\w.:/<>-])(?:~|\.{1,2})?/(?:[\w.@+=,-]+/)*[\w.@+=,-]+/?", needs=("/",)),
     Mask("HEX", r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"),
-    # Host names: dash-separated words whose last part ends in digits (worker-3, gpu-a17).
-    Mask("NODE", r"\b(?:[a-zA-Z][a-zA-Z0-9]*-)+[a-zA-Z]{0,3}\d+[a-z]?\b|\b\d{1,3}(?:-\d{1,3}){3}\b", needs=("-",)),
+    # Host names: dash-separated words whose last part ends in digits (worker-3, gpu-a17), the
+    # whole name, so that hosts of two naming schemes both mask to <NODE>: AWS's
+    # "ip-10-0-12-20" (digit parts), a rack-and-node "hpc-h100-r1n01" (letter-digit runs), and
+    # Ascend's "ascend-910b-17".
+    Mask("NODE", r"\b[a-zA-Z][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*-[a-zA-Z]{0,3}\d+(?:[a-zA-Z]{1,2}\d+)*[a-z]?\b"
+         r"|\b\d{1,3}(?:-\d{1,3}){3}\b", needs=("-",)),
     Mask("RANK", r"\b((?:[Rr]ank|RANK)(?:_?[Ii][Dd])?|local_rank|LOCAL_RANK)(\s*[=:_\[]?\s*)(\d+)", keep=2,
          needs=("ank", "ANK")),
     # Also tqdm's count before "[elapsed<remaining, rate]" when the rate is in steps (not

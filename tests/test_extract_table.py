@@ -72,3 +72,36 @@ def test_an_undated_line_may_have_been_printed_as_late_as_the_next_stamped_one(t
     assert kill.first_ts_latest - kill.first_ts == 3627.0  # borrowed 12:10:00, printed by 13:10:27
     assert built.first_ts_latest == built.first_ts  # a stamped line's time is known
     assert tail.first_ts_latest == tail.first_ts  # nothing stamped after it: no later bound known
+
+
+def test_an_undated_last_line_may_have_been_printed_until_the_job_stopped(tmp_path: Path) -> None:
+    # Rank 0's OOM has no time of its own, under a stamp printed when the data loaders were
+    # built; its peers' watchdogs time out 35 minutes later (independent corpus E, e09).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "rank_0.log").write_text(
+        "[after dataloaders are built] datetime: 2025-01-08 20:18:43\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.54 GiB.\n"
+    )
+    (logs / "rank_3.log").write_text(
+        "[after dataloaders are built] datetime: 2025-01-08 20:18:43\n"
+        "[rank3]:[E0108 20:53:27.818649 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout\n"
+    )
+    table = build_table(mine_job(logs, workers=1))
+    oom = next(s for s in table.events.values() if "OutOfMemoryError" in s.template)
+    assert oom.first_ts_latest - oom.first_ts == pytest.approx(34 * 60 + 44.82, abs=0.01)  # until the last stamp
+
+
+def test_an_undated_line_the_job_stepped_past_was_not_printed_at_the_end(tmp_path: Path) -> None:
+    # A thread's error under an unstamped bar that went on to step 2000 (sttn-convlstm console).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "job.log").write_text(
+        "2024-05-14 12:10:00 INFO model built\n"
+        "OSError: handle is closed\n"
+        "  10%|█         | 2000/20000 [21:46<3:16:01,  1.53it/s]\n"
+    )
+    (logs / "peer.log").write_text("2024-05-14 12:40:00 INFO still here\n")
+    table = build_table(mine_job(logs, workers=1))
+    closed = next(s for s in table.events.values() if "handle is closed" in s.template)
+    assert closed.first_ts_latest == closed.first_ts

@@ -32,6 +32,24 @@ def test_named_masks_give_back_parameters(text: str, expected: dict[str, str]) -
         assert params.get(name) == value
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # AWS host names hold the IP in dashes (awslabs/awsome-distributed-ai#540).
+        "ip-10-1-100-254:18990:18990 [3] NCCL INFO NET/Plugin : dlerror=libnccl-net.so",
+        # A rack-and-node name (independent corpus E), an Ascend name with the chip in it (corpus A).
+        "hpc-h100-r1n01:18990:18990 [3] NCCL INFO NET/Plugin : dlerror=libnccl-net.so",
+        "ascend-910b-17:18990:18990 [3] NCCL INFO NET/Plugin : dlerror=libnccl-net.so",
+        "gpu-a17:18990:18990 [3] NCCL INFO NET/Plugin : dlerror=libnccl-net.so",
+    ],
+)
+def test_host_names_of_any_scheme_mask_alike(line: str) -> None:
+    # A normal run on another cluster's hosts must share the failed job's templates.
+    host = line.split(":")[0]
+    assert Masker().mask(line).startswith("<NODE>:<NUM>:<NUM> [<NUM>] NCCL INFO")
+    assert dict(Masker().params(line))["NODE"] == host
+
+
 def test_error_codes_survive_masking() -> None:
     masked = Masker().mask("[ERROR] RUNTIME(1,python):2024-05-12-10:45:12.123.456 EZ9999: Inner Error! EI0002 worker12")
     assert "EZ9999" in masked and "EI0002" in masked

@@ -100,11 +100,14 @@ def build_table(mined: MinedJob, skew: dict[str, float] | None = None) -> EventT
     events: dict[int, EventStats] = {}
     node_first: dict[str, float] = {}
     node_last: dict[str, float] = {}
+    ends = [_finite_edge(log.ts, last=True) - skew.get(name, 0.0) for name, log in mined.nodes.items()]
+    job_end = max((t for t in ends if not math.isnan(t)), default=math.nan)
     for name, log in mined.nodes.items():
         offset = skew.get(name, 0.0)
         node_first[name] = _finite_edge(log.ts, last=False) - offset
         node_last[name] = _finite_edge(log.ts, last=True) - offset
         stamped = np.flatnonzero(log.stamped & ~np.isnan(log.ts))
+        steps = np.flatnonzero(log.iteration >= 0)
         order = np.argsort(log.template, kind="stable")
         sorted_tids = log.template[order]
         starts = np.flatnonzero(np.r_[True, sorted_tids[1:] != sorted_tids[:-1]])
@@ -116,17 +119,25 @@ def build_table(mined: MinedJob, skew: dict[str, float] | None = None) -> EventT
             stats = events.get(tid)
             if stats is None:
                 stats = events[tid] = EventStats(tid=tid, template=mined.miner.template(tid))
-            latest = first
+            latest_ts = float(log.ts[first])
             if not log.stamped[first]:
                 after = int(np.searchsorted(stamped, first, side="right"))
-                latest = int(stamped[after]) if after < len(stamped) else first
+                # Past its file's last stamp and last step an undated line may have come at any
+                # time until the job stopped: rank 0's "torch.OutOfMemoryError: CUDA out of
+                # memory." under "[after dataloaders are built] datetime: 2025-01-08 20:18:43"
+                # ended a run its peers' watchdogs reported 35 minutes later (independent corpus
+                # E, e09). A step printed after it says the job went on working.
+                if after < len(stamped):
+                    latest_ts = float(log.ts[int(stamped[after])])
+                elif not math.isnan(job_end) and (not len(steps) or steps[-1] < first):
+                    latest_ts = max(job_end + offset, latest_ts)
             stats.per_node[name] = NodeEventStats(
                 count=end - start,
                 first_pos=first,
                 last_pos=last,
                 first_ts=float(log.ts[first]) - offset,
                 last_ts=float(log.ts[last]) - offset,
-                first_ts_latest=float(log.ts[latest]) - offset,
+                first_ts_latest=latest_ts - offset,
             )
             stats.max_level = max(stats.max_level, int(log.level[positions].max()))
             if not stats.has_iteration and log.iteration[first] >= 0:
