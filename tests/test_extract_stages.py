@@ -202,3 +202,18 @@ def test_an_excerpt_with_no_stage_marker_takes_the_stage_its_message_most_likely
 def test_megatrons_training_start_stamp_marks_training() -> None:
     # bigscience-workshop/bigscience meg_gpt2 Slurm logs
     assert stage_of_template("[before the start of training step] datetime: <TS>") == "training"
+
+
+def test_an_undated_root_after_its_files_last_line_takes_the_stage_the_job_failed_in(tmp_path: Path) -> None:
+    # An Xid with no time under the faulty node's last NCCL set-up line, while its peers train
+    # until the job stops (independent corpus F, f01: "NVRM: Xid (PCI:0000:ab:00): 48, ...").
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "n0.log").write_text("\n".join([*INIT, "2024-10-02 09:59:30 INFO NCCL INFO comm 0x1 rank 8 nranks 16 - Init COMPLETE",
+                                            "NVRM: Xid (PCI:0000:ab:00): 48, pid=42269, name=python3, An uncorrectable double "
+                                            "bit error (DBE) has been detected on GPU in the framebuffer"]) + "\n")
+    (logs / "n1.log").write_text("\n".join([*INIT, *DATA, *PROGRESS,
+                                            "2024-10-02 10:10:30 ERROR [Rank 0] Watchdog caught collective operation timeout"]) + "\n")
+    ex = extract(mine_job(logs, workers=1))
+    assert "Xid" in ex.events[0].template
+    assert ex.stage == "training"

@@ -335,7 +335,13 @@ def failure_stage(
     if root is not None:
         node = root.first_node()
         stats = root.per_node[node]
-        return job_stage_at(mined, timeline, table, marks, node, stats.first_pos, stats.first_ts, weights), node, stats.first_ts
+        ts = stats.first_ts
+        # An undated root line may have been printed any time up to ``first_ts_latest``; the
+        # failure's onset, when it falls in that span, is the likelier moment: an Xid under the
+        # rank's last NCCL set-up line was printed when training stopped, not during set-up.
+        if stats.first_ts_latest > ts and not math.isnan(onset):
+            ts = min(max(onset, ts), stats.first_ts_latest)
+        return job_stage_at(mined, timeline, table, marks, node, stats.first_pos, ts, weights), node, ts
     if mined.nodes:
         node = max(mined.nodes, key=lambda n: len(mined.nodes[n]))
         log = mined.nodes[node]
