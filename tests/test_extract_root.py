@@ -401,3 +401,24 @@ def test_a_launcher_warning_that_carries_on_gives_way_to_the_error_below_it(tmp_
     (logs / "console.log").write_text("\n".join(lines) + "\n")
     extraction = extract(mine_job(logs, workers=1))
     assert "can't open file" in extraction.events[0].template
+
+
+def test_a_peers_undated_wait_does_not_precede_an_error_it_may_have_come_after(tmp_path: Path) -> None:
+    # A peer's HCCL watchdog has no stamp of its own: "ran for 600 s" dates it ten minutes after
+    # its file's start-up stamp, but it may be as late as the peer's next stamp, and the faulty
+    # node's stale NFS handle came in between (independent corpus F, f13).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "peer.log").write_text(
+        "2024-04-27 10:00:00 INFO HcclCommunicator::Init success\n"
+        "[rank13]:[E compiler_depend.ts:1730] [PG 0 Rank 13] Watchdog caught collective operation timeout: "
+        "WorkHCCL(SeqNum=8192, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600562 milliseconds before timing out.\n"
+        "2024-04-27 10:50:00 INFO torchrun: Sending process 4242 closing signal SIGTERM\n"
+    )
+    (logs / "faulty.log").write_text(
+        "2024-04-27 10:00:00 INFO HcclCommunicator::Init success\n"
+        "2024-04-27 10:20:00 INFO saving checkpoint at iteration 500 to /cache/ckpt\n"
+        "OSError: [Errno 116] Stale file handle: '/cache/ckpt/iter_0000500/__0_0.distcp'\n"
+    )
+    ex = extract(mine_job(logs, workers=1))
+    assert "Stale file handle" in ex.events[0].template

@@ -180,9 +180,17 @@ def _root_of(
     first_cand = next((e for e in eligible if e.role != "wait"), None)
     # A peer's timeout often reaches the log a moment before the faulty node's own
     # error (or the clocks disagree by that much): prefer the error when it is close.
+    # A peer's wait must be earlier however late its undated line may have been printed: a
+    # peer's unstamped HCCL watchdog, dated "ran for 1800 s" after its file's start-up stamp,
+    # came after the faulty node's "OSError: [Errno 116] Stale file handle" (independent corpus
+    # F, f13). On a node that printed both, its file's order already says which came first.
     root = first_cand if first_cand is not None else eligible[0]
-    if first_wait is not None and first_cand is not None and key(first_wait) < key(first_cand) - w.wait_lead_seconds:
-        root = first_wait
+    if first_wait is not None and first_cand is not None:
+        wait_stats = table.events[first_wait.tid]
+        peers_wait = table.events[first_cand.tid].first_node() not in wait_stats.per_node
+        wait_latest = max(key(first_wait), wait_stats.first_ts_latest) if peers_wait else key(first_wait)
+        if wait_latest < key(first_cand) - w.wait_lead_seconds:
+            root = first_wait
     # A line that carries no time at all (a rank's file of a bare traceback) cannot be later than
     # anything: a fatal error stronger than the dated root is no less likely the first (a blind
     # author's job whose rank died importing torch_npu while its peers' HCCL calls timed out).
