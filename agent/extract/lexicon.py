@@ -52,8 +52,11 @@ TEARDOWN = re.compile(
 # Launcher and job-control words that are written in capitals when they report teardown.
 TEARDOWN_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCANCELLED\b|\bABORTED\b")
 
-# Someone outside the job stopped it: a scheduler, the cluster, an operator.
-EXTERNAL_STOP = re.compile(r"(?i)evict|preempt|\bdrain|cancel|time limit|node fail|kubelet|slurmstepd")
+# Someone outside the job stopped it: a scheduler, the cluster, an operator. torchrun's agent
+# says so when a signal reaches it rather than its workers: "Received Signals.SIGTERM death
+# signal, shutting down workers" is what a preempted NeMo job logs (NVIDIA NeMo docs,
+# PreemptionCallback); older torch prints "Received 15 death signal".
+EXTERNAL_STOP = re.compile(r"(?i)evict|preempt|\bdrain|cancel|time limit|node fail|kubelet|slurmstepd|\bdeath signal\b")
 
 # Context printed around an error, never the error itself.
 CONTEXT = re.compile(

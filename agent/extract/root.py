@@ -222,13 +222,25 @@ def _root_of(
             return stop, ["earliest novel event of the failure episode", "the scheduler stopped the job and said why"]
     # A signal or eviction on one node well before anything else failed is the cause
     # (the scheduler killed it), not teardown after the fact.
+    # The nodes it reached that early count, not those the job's teardown stopped afterwards.
+    # A root that reports a peer's end (a wait) may have been printed as late as its next stamp:
+    # a preempted pod's "Received Signals.SIGTERM death signal" came between its peer's last
+    # step and the peer's unstamped "DistBackendError: NCCL error ... remote process exited"
+    # (independent corpus F, f14).
+    # So may an error its nodes printed after another node was stopped: three nodes' unstamped
+    # "RuntimeError: HCCL function error: HcclAllReduce(...), error code is 7" after the fourth
+    # node's agent received SIGTERM (corpus F, f19).
+    root_latest = max(key(root), table.events[root.tid].first_ts_latest)
     for e in cascades:
+        stopped_early = [n for n, s in table.events[e.tid].per_node.items() if s.first_ts < root_latest - w.teardown_lead_seconds]
+        root_time = root_latest if root.role == "wait" or not set(stopped_early) & set(root.nodes) else key(root)
+        stopped_early = [n for n in stopped_early if table.events[e.tid].per_node[n].first_ts < root_time - w.teardown_lead_seconds]
         if (
             e.role == "teardown"
             and lexicon.is_external_stop(e.template)
-            and len(e.nodes) <= max(1, n_nodes // w.external_stop_node_divisor)
+            and 1 <= len(stopped_early) <= max(1, n_nodes // w.external_stop_node_divisor)
             and e.score >= w.external_stop_min_score
-            and key(e) < key(root) - w.teardown_lead_seconds
+            and key(e) < root_time - w.teardown_lead_seconds
         ):
             return e, ["earliest novel event of the failure episode", "a node was stopped before anything else failed"]
     return root, ["earliest novel event of the failure episode"]
