@@ -426,23 +426,22 @@ def test_a_peers_undated_wait_does_not_precede_an_error_it_may_have_come_after(t
 
 def test_a_stop_signal_one_node_received_before_its_peers_undated_errors_is_the_root(tmp_path: Path) -> None:
     # A preempted pod's torchrun agent receives SIGTERM (the line NVIDIA NeMo's preemption docs
-    # show); its peer's unstamped NCCL error follows its last stamped step, and the peer's own
-    # agent is stopped in the teardown after it (independent corpus F, f14).
+    # show); its peers' unstamped NCCL errors follow their last stamped step, and their own
+    # agents are stopped in the teardown after it (independent corpus F, f14).
     logs = tmp_path / "logs"
     logs.mkdir()
-    step = "[default0]:[rank{r}]:2024-03-17 03:09:{s:02d},244 - root - INFO - step:  {i}  loss:  1.9441"
-    (logs / "master-0.log").write_text("\n".join([
-        *(step.format(r=0, s=s, i=1940 + s) for s in range(0, 9)),
-        "W0317 03:09:13.300057 58487 torch/distributed/elastic/agent/server/api.py:704] Received Signals.SIGTERM "
-        "death signal, shutting down workers",
-    ]) + "\n")
-    (logs / "worker-0.log").write_text("\n".join([
-        *(step.format(r=8, s=s, i=1940 + s) for s in range(0, 9)),
-        "[default2]:[rank10]: torch.distributed.DistBackendError: NCCL error in: "
-        "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, "
-        "NCCL version 2.21.5",
-        "W0317 03:09:48.488646 38570 torch/distributed/elastic/agent/server/api.py:704] Received Signals.SIGTERM "
-        "death signal, shutting down workers",
-    ]) + "\n")
+    step = "[rank{r}]:2024-03-17 03:09:{s:02d},244 - root - INFO - step:  {i}  loss:  1.9441"
+    stop = "W0317 03:09:{s:02d}.300057 58487 torch/distributed/elastic/agent/server/api.py:704] Received Signals.SIGTERM " \
+           "death signal, shutting down workers"
+    (logs / "master-0.log").write_text("\n".join([*(step.format(r=0, s=s, i=1940 + s) for s in range(9)), stop.format(s=13)]) + "\n")
+    for n, name in enumerate(("worker-0", "worker-1")):
+        (logs / f"{name}.log").write_text("\n".join([
+            *(step.format(r=8 * (n + 1), s=s, i=1940 + s) for s in range(9)),
+            f"[rank{8 * (n + 1)}]: torch.distributed.DistBackendError: NCCL error in: "
+            "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, "
+            "NCCL version 2.21.5",
+            stop.format(s=48),
+        ]) + "\n")
     ex = extract(mine_job(logs, workers=1))
     assert "death signal" in ex.events[0].template
+    assert ex.scope == "node_local" and ex.nodes[0].node == "master-0"  # the teardown stopped the workers later

@@ -325,9 +325,15 @@ def _last_error_line(scored: list[EventCandidate], mined: MinedJob, table: Event
 
 
 def scope_of(root: EventStats | None, n_nodes: int, weights: Weights = DEFAULT_WEIGHTS) -> str:
-    """node_local | global | unknown: how far the root event spread."""
+    """node_local | global | unknown: how far the root event spread. A stop from outside counts
+    the nodes it reached first: a preempted pod's agent receives SIGTERM half a minute before
+    the job's teardown stops its peers' agents the same way (independent corpus F, f14)."""
     if root is None:
         return "unknown"
+    if lexicon.is_external_stop(root.template) and not math.isnan(root.first_ts):
+        first = min(s.first_ts for s in root.per_node.values() if not math.isnan(s.first_ts))
+        reached = {n: s for n, s in root.per_node.items() if s.first_ts <= first + weights.stop_together_seconds}
+        root = dataclasses.replace(root, per_node=reached)
     return "global" if spread(root, n_nodes) >= weights.global_spread and n_nodes >= 2 else "node_local"
 
 

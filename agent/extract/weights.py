@@ -126,6 +126,7 @@ class Weights:
     surfacing_seconds: float = 2.0  # an exception surfaces an error printed at most this much before it
     surfacing_lines: int = 60  # ... and within a traceback's length of lines (one stamp can date a whole excerpt)
     teardown_lead_seconds: float = 1.0  # a stop signal this much before the first error caused it
+    stop_together_seconds: float = 5.0  # a scheduler's stop reaches all of a job's nodes within this; a node stopped earlier was stopped alone
     survived_run_lines: int = 10  # routine lines in a row after an error: the program caught it and carried on
     external_stop_node_divisor: int = 4  # a stop that caused the failure hits at most a quarter of the nodes
     local_node_divisor: int = 2  # a root on at most half the nodes is local: its burst is one fault speaking
