@@ -140,6 +140,12 @@ def test_a_silent_node_behind_a_wait_is_a_node_fault() -> None:
     ib = "NCCL WARN NET/IB : Got completion from peer 10.0.0.5<3311> with status=12 opcode=0"
     assert verdict(evidence(ib, NODES[:7], scope="global", role_kind="wait", hits=(hit("hardware", "network"),))) == (
         "hardware", "network")
+    # A network error reported beside the timeout counts too: NCCL's "NET/IB : Got completion from
+    # peer" under a peer's "remote process exited or there was a network error" (corpus F, f34).
+    remote = "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:317, remote process exited or there was a network error"
+    beside = evidence(remote, NODES[:7], scope="global", role_kind="wait", hits=(hit("hardware", "network"),))
+    beside.diagnosis.events.append(event(ib, NODES[:1]))
+    assert verdict(beside) == ("hardware", "network")
 
 
 def test_a_timeout_far_below_the_default_is_the_users_setting() -> None:

@@ -499,7 +499,11 @@ def _wait_alone(choice: _Choice, evidence: Evidence, root_text: str) -> _Choice 
     extraction = evidence.extraction
     if extraction is None or not extraction.events or not (extraction.events[0].role_kind == "wait" or _decided_by_wait(choice, evidence)):
         return None
-    if (choice.category, choice.subcategory) != ("hardware", "network") or _NETWORK_WORDS.search(root_text):
+    # "Beside it": the root's own line or any reported event, as NCCL's "NET/IB : Got completion
+    # from peer ... status=12" under a peer's "DistBackendError: ... remote process exited or
+    # there was a network error" (independent corpus F, f34).
+    beside = [root_text, *(o.text for event in evidence.diagnosis.events for o in event.occurrences[:1])]
+    if (choice.category, choice.subcategory) != ("hardware", "network") or any(_NETWORK_WORDS.search(t) for t in beside):
         return None
     if evidence.diagnosis.stage == "init":
         return replace(choice, category="platform", subcategory="platform_configuration",
