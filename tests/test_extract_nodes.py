@@ -4,15 +4,18 @@ who is named by peers, who fell silent, who deviated first."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from agent.extract import Weights
 from agent.extract.events import EventCandidate
-from agent.extract.nodes import blame_tids, named_in_root, rank_nodes
+from agent.extract.nodes import blame_tids, machines, named_in_root, rank_nodes
 from agent.extract.progress import Timeline
 from agent.extract.spatial import Blame, ForestResult
 from agent.extract.table import EventStats, EventTable, NodeEventStats
+from agent.mining import mine_job
 
 NODES = ["n0", "n1", "n2", "n3"]
 ROOT_TID = 1
@@ -131,3 +134,29 @@ def test_in_a_two_node_job_the_one_peer_naming_the_other_is_enough() -> None:
     assert named_in_root(two, root) == ["n1"]
     four = Blame({n: 0.0 for n in NODES} | {"n1": 1 / 3}, {"n1": {"n0"}}, {"n1": {ROOT_TID}})
     assert named_in_root(four, root) == []
+
+
+def test_a_hosts_rank_files_are_one_machine_when_counting_who_names_whom(tmp_path: Path) -> None:
+    """Two hosts with one file per rank (torchrun --tee into host folders, a blind author's job):
+    rank 0 of hgx-b40 naming hgx-b41's ranks is the only other machine naming them, and a file of
+    hgx-b41 naming its own host accuses nobody."""
+    logs = tmp_path / "logs"
+    for host in ("hgx-b40", "hgx-b41"):
+        (logs / host).mkdir(parents=True)
+        for name in ("rank_0", "rank_1", "torchrun"):
+            (logs / host / f"{name}.log").write_text("step 1 loss 2.0\n")
+    machine = machines(mine_job(logs, workers=1))
+    assert machine["hgx-b41/rank_1"] == machine["hgx-b41/torchrun"] == "hgx-b41"
+    root = root_stats({"hgx-b40/rank_0": 10.0})
+    ranks = [f"{h}/{n}" for h in ("hgx-b40", "hgx-b41") for n in ("rank_0", "rank_1", "torchrun")]
+    blame = Blame(dict.fromkeys(ranks, 0.0), {"hgx-b41/rank_0": {"hgx-b40/rank_0"}}, {"hgx-b41/rank_0": {ROOT_TID}})
+    assert named_in_root(blame, root, machine=machine) == ["hgx-b41/rank_0"]
+    assert named_in_root(blame, root) == []  # six files, one namer: not enough without machines
+    own = Blame(dict.fromkeys(ranks, 0.0), {"hgx-b41/rank_0": {"hgx-b41/rank_1"}}, {"hgx-b41/rank_0": {ROOT_TID}})
+    assert named_in_root(own, root, machine=machine) == []
+
+
+def test_files_of_one_folder_are_not_one_machine() -> None:
+    # All nodes' files in one folder ("logs/node-01.log" ...) are still separate nodes.
+    mined = SimpleNamespace(nodes={f"all/node-0{i}": SimpleNamespace(source=Path(f"/j/all/node-0{i}.log")) for i in range(4)})
+    assert machines(mined) == {n: n for n in mined.nodes}  # type: ignore[arg-type]

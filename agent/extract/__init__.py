@@ -92,7 +92,7 @@ def extract(
     identities = spatial.node_identities(mined, table, masker, w)
     blame = spatial.blame_graph(mined, table, nodes.blame_tids(chosen.scored, w), identities, masker)
     forest = spatial.isolation_forest(table, [s.tid for s, _ in kept], weights=w)
-    named = nodes.named_in_root(blame, root_stats, w)
+    named = nodes.named_in_root(blame, root_stats, w, nodes.machines(mined))
     ranked = nodes.rank_nodes(table, timeline, root_stats, scope, blame, named, forest, chosen.scored, w)
 
     marks = stages.stage_marks(mined, progress_tids)

@@ -10,8 +10,10 @@ that nobody blames has no faulty node: the list is then empty rather than padded
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
+from ..mining import MinedJob
 from . import spatial
 from .events import EventCandidate
 from .progress import Timeline
@@ -34,17 +36,41 @@ def namers_needed(n_nodes: int, weights: Weights = DEFAULT_WEIGHTS) -> int:
     return max(1, min(weights.named_min_peers, n_nodes - 1))
 
 
-def named_in_root(blame: spatial.Blame, root: EventStats | None, weights: Weights = DEFAULT_WEIGHTS) -> list[str]:
+def machines(mined: MinedJob) -> dict[str, str]:
+    """The machine of each node. Per-rank files in one folder per host are one machine's ranks
+    ("hgx-b41/rank_0.log" ... "hgx-b41/torchrun.log", a blind author's torchrun --tee layout);
+    a console's ranks, and files with no such folder, are machines of their own. A lone folder
+    may hold every node's file, so it takes two host folders to read folders as machines."""
+    shared = Counter(log.source for log in mined.nodes.values())
+    folder = {n: n.rsplit("/", 1)[0] for n, log in mined.nodes.items() if "/" in n and shared[log.source] == 1}
+    hosts = Counter(folder.values())
+    if sum(1 for count in hosts.values() if count >= 2) < 2:
+        return {n: n for n in mined.nodes}
+    return {n: folder[n] if hosts.get(folder.get(n, ""), 0) >= 2 else n for n in mined.nodes}
+
+
+def namers_of(blame: spatial.Blame, node: str, machine: dict[str, str]) -> int:
+    """How many other machines name a node: a host's ranks name it once between them, and a
+    host's own files do not accuse it."""
+    own = machine.get(node, node)
+    return len({machine.get(p, p) for p in blame.edges.get(node, ())} - {own})
+
+
+def named_in_root(
+    blame: spatial.Blame, root: EventStats | None, weights: Weights = DEFAULT_WEIGHTS, machine: dict[str, str] | None = None
+) -> list[str]:
     """Peers named in the root message by several of its printers (heartbeat lost from X), or by
     the only other node of a two-node job: "NCCL WARN NET/IB : Got completion from peer
-    192.168.149.37<50000> with status=12" on one node names the other, which said nothing."""
+    192.168.149.37<50000> with status=12" on one node names the other, which said nothing.
+    Nodes and namers are counted by machine."""
     if root is None:
         return []
-    needed = namers_needed(len(blame.score), weights)
+    machine = machine or {n: n for n in blame.score}
+    needed = namers_needed(len(set(machine.values()) or blame.score), weights)
     return sorted(
         n
         for n, tids in blame.events.items()
-        if root.tid in tids and len(blame.edges.get(n, ())) >= needed
+        if root.tid in tids and namers_of(blame, n, machine) >= needed
     )
 
 
