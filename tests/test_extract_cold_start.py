@@ -324,6 +324,18 @@ def test_a_cann_code_line_in_the_roots_block_is_a_companion_though_it_reads_as_a
     assert any(t.startswith("EE1002") for t in event_texts(tmp_path, lines, library))
 
 
+def test_a_root_that_borrows_its_time_has_its_stamped_block_below_it_as_companions(tmp_path: Path) -> None:
+    # torch_npu's unstamped exception under a start-up stamp, over its own stamped CANN block (a
+    # blind author's job, corpus F, f24; the EJ0001 wording as on the Ascend device-occupied docs).
+    lines = ["2024-04-16 10:40:12 INFO set device npu:6, HCCL_IF_IP=10.83.28.152",
+             "[rank20]: RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64",
+             "[rank20]: [ERROR] 2024-04-16-12:02:01 (PID:37333, Device:4, RankID:20) ERR02200 DIST call hccl api failed.",
+             "[rank20]: EJ0001: 2024-04-16-12:02:01.762.231 Failed to initialize the HCCP process. Reason: Maybe the last "
+             "training process is running."]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    assert any(t.startswith("EJ0001") for t in event_texts(tmp_path, lines, library))
+
+
 def test_an_exception_message_ending_in_a_colon_goes_on_in_the_next_line(tmp_path: Path) -> None:
     # PrimeIntellect-ai/prime-rl#3146: the next line says which variable was missing.
     lines = ["Traceback (most recent call last):",

@@ -79,7 +79,12 @@ def companions_of(
         # Lines without a time: "together" is a few lines apart on the same node, for a line that
         # names an error or that a known fault pattern recognises ("Op Cast does not has any
         # binary." inside a CANN TraceBack block, hiyouga/LLaMA-Factory#4610).
-        if math.isinf(gap) and _lines_apart(root, e, table) <= w.companion_lines and (
+        # So is a root that only borrows its time from a stamp above: torch_npu's unstamped
+        # "RuntimeError: [ERROR] HCCL error in: ...ProcessGroupHCCL.cpp:64" two lines over its
+        # stamped "EJ0001: ... Failed to initialize the HCCP process" (independent corpus F, f24).
+        # A peer's timeout a few lines below such a root is still the wait that followed it.
+        borrowed = not _own_time(root, mined, table) and e.role == "candidate"
+        if (math.isinf(gap) or borrowed) and _lines_apart(root, e, table) <= w.companion_lines and (
             lexicon.has_error_words(e.template) or e.known
         ):
             gap = 0.0
