@@ -287,4 +287,12 @@ def host_folder(sources: Iterable[Path], source: Path) -> str | None:
     per_folder = Counter(path.parent for path in set(sources))
     if sum(1 for count in per_folder.values() if count >= 2) < 2 or per_folder[source.parent] < 2:
         return None
-    return source.parent.name or None
+    folder = source.parent
+    # A folder named for logs says what it holds, not who wrote it: msrun's "msrun_log" under
+    # each host's folder ("node-03/msrun_log/worker_5.log", a blind author's MindSpore job).
+    while _LOG_FOLDER.search(folder.name) and folder.parent.name and len({f.parent for f in per_folder}) > 1:
+        folder = folder.parent
+    return None if _LOG_FOLDER.search(folder.name) else folder.name or None
+
+
+_LOG_FOLDER = re.compile(r"(?i)^(?:\w+[_-])?(?:logs?|outputs?|stdout|stderr)$")

@@ -115,6 +115,9 @@ def test_a_folder_of_rank_files_among_several_names_its_host() -> None:
     assert host_folder(flat, flat[0]) is None
     mixed = [*per_host, Path("job/launcher/console.log")]
     assert host_folder(mixed, mixed[-1]) is None
+    # A log folder under each host's folder names the host above it (a blind author's msrun job).
+    nested = [Path(f"job/node-0{h}/msrun_log/worker_{h * 8 + r}.log") for h in (3, 6) for r in range(2)]
+    assert host_folder(nested, nested[2]) == "node-06"
 
 
 def test_a_consoles_own_srun_lines_give_the_lead_to_the_rank_on_the_host_they_name(tmp_path) -> None:
