@@ -222,28 +222,31 @@ def _root_of(
             return stop, ["earliest novel event of the failure episode", "the scheduler stopped the job and said why"]
     # A signal or eviction on one node well before anything else failed is the cause
     # (the scheduler killed it), not teardown after the fact.
-    # The nodes it reached that early count, not those the job's teardown stopped afterwards.
-    # A root that reports a peer's end (a wait) may have been printed as late as its next stamp:
-    # a preempted pod's "Received Signals.SIGTERM death signal" came between its peer's last
-    # step and the peer's unstamped "DistBackendError: NCCL error ... remote process exited"
-    # (independent corpus F, f14).
-    # So may an error its nodes printed after another node was stopped: three nodes' unstamped
-    # "RuntimeError: HCCL function error: HcclAllReduce(...), error code is 7" after the fourth
-    # node's agent received SIGTERM (corpus F, f19).
-    root_latest = max(key(root), table.events[root.tid].first_ts_latest)
     for e in cascades:
-        stopped_early = [n for n, s in table.events[e.tid].per_node.items() if s.first_ts < root_latest - w.teardown_lead_seconds]
-        root_time = root_latest if root.role == "wait" or not set(stopped_early) & set(root.nodes) else key(root)
-        stopped_early = [n for n in stopped_early if table.events[e.tid].per_node[n].first_ts < root_time - w.teardown_lead_seconds]
+        stopped_first = _stopped_before(e, root, table, w)
         if (
             e.role == "teardown"
             and lexicon.is_external_stop(e.template)
-            and 1 <= len(stopped_early) <= max(1, n_nodes // w.external_stop_node_divisor)
+            and 1 <= len(stopped_first) <= max(1, n_nodes // w.external_stop_node_divisor)
             and e.score >= w.external_stop_min_score
-            and key(e) < root_time - w.teardown_lead_seconds
         ):
             return e, ["earliest novel event of the failure episode", "a node was stopped before anything else failed"]
     return root, ["earliest novel event of the failure episode"]
+
+
+def _stopped_before(stop: EventCandidate, root: EventCandidate, table: EventTable, w: Weights) -> list[str]:
+    """The nodes a stop reached before the root was printed, not those the job's teardown
+    stopped afterwards. An undated root may have been printed as late as its next stamp when it
+    reports a peer's end (a wait: a preempted pod's "Received Signals.SIGTERM death signal" came
+    between its peer's last step and the peer's unstamped "DistBackendError: NCCL error ...
+    remote process exited", independent corpus F, f14) or when the stopped nodes did not print
+    it (three nodes' "RuntimeError: HCCL function error: HcclAllReduce(...), error code is 7"
+    after the fourth node's agent received SIGTERM, f19)."""
+    per_node = table.events[stop.tid].per_node
+    latest = max(time_key(root, table)[0], table.events[root.tid].first_ts_latest)
+    early = {n for n, s in per_node.items() if s.first_ts < latest - w.teardown_lead_seconds}
+    root_time = latest if root.role == "wait" or not early & set(root.nodes) else time_key(root, table)[0]
+    return sorted(n for n in early if per_node[n].first_ts < root_time - w.teardown_lead_seconds)
 
 
 def select(
