@@ -445,3 +445,25 @@ def test_a_stop_signal_one_node_received_before_its_peers_undated_errors_is_the_
     ex = extract(mine_job(logs, workers=1))
     assert "death signal" in ex.events[0].template
     assert ex.scope == "node_local" and ex.nodes[0].node == "master-0"  # the teardown stopped the workers later
+
+
+def test_an_undated_stop_signal_does_not_precede_a_dated_error_it_may_have_followed(tmp_path: Path) -> None:
+    # A peer's unstamped "Received Signals.SIGTERM death signal" borrows the stamp of the step
+    # above it; the faulty node's stamped Xid came before the teardown that stopped the peer
+    # (l4 synth's rank files with a kernel line in the faulty rank's log).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    step = "2024-07-28 13:{m:02d}:00 INFO iteration {i}/ 90000 | lm loss: 2.1"
+    (logs / "rank_1.log").write_text("\n".join([
+        *(step.format(m=m, i=63000 + m) for m in range(40, 45)),
+        "Jul 28 13:45:32 gpu-d11 kernel: NVRM: Xid (PCI:0000:28:00): 95, pid=34828, Uncontained: FBHUB. RST: Yes, D-RST: No",
+    ]) + "\n")
+    for r in (8, 9, 10):
+        (logs / f"rank_{r}.log").write_text("\n".join([
+            *(step.format(m=m, i=63000 + m) for m in range(40, 45)),
+            *(["WARNING:torch.distributed.elastic.multiprocessing.api:Received Signals.SIGTERM death signal, "
+               "shutting down workers"] if r == 8 else []),
+            "2024-07-28 13:47:00 INFO exiting",
+        ]) + "\n")
+    ex = extract(mine_job(logs, workers=1))
+    assert "Xid" in ex.events[0].template

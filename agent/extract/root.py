@@ -242,11 +242,13 @@ def _stopped_before(stop: EventCandidate, root: EventCandidate, table: EventTabl
     remote process exited", independent corpus F, f14) or when the stopped nodes did not print
     it (three nodes' "RuntimeError: HCCL function error: HcclAllReduce(...), error code is 7"
     after the fourth node's agent received SIGTERM, f19)."""
-    per_node = table.events[stop.tid].per_node
+    # The stop itself must be earlier however late it may have been printed: an unstamped
+    # "Received Signals.SIGTERM death signal" borrows an older stamp.
+    stopped = {n: max(s.first_ts, s.first_ts_latest) for n, s in table.events[stop.tid].per_node.items()}
     latest = max(time_key(root, table)[0], table.events[root.tid].first_ts_latest)
-    early = {n for n, s in per_node.items() if s.first_ts < latest - w.teardown_lead_seconds}
+    early = {n for n, t in stopped.items() if t < latest - w.teardown_lead_seconds}
     root_time = latest if root.role == "wait" or not early & set(root.nodes) else time_key(root, table)[0]
-    return sorted(n for n in early if per_node[n].first_ts < root_time - w.teardown_lead_seconds)
+    return sorted(n for n in early if stopped[n] < root_time - w.teardown_lead_seconds)
 
 
 def select(
