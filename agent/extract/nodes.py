@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from ..aliases import host_folder
 from ..mining import MinedJob
 from . import spatial
 from .events import EventCandidate
@@ -37,16 +38,13 @@ def namers_needed(n_nodes: int, weights: Weights = DEFAULT_WEIGHTS) -> int:
 
 
 def machines(mined: MinedJob) -> dict[str, str]:
-    """The machine of each node. Per-rank files in one folder per host are one machine's ranks
-    ("hgx-b41/rank_0.log" ... "hgx-b41/torchrun.log", a blind author's torchrun --tee layout);
-    a console's ranks, and files with no such folder, are machines of their own. A lone folder
-    may hold every node's file, so it takes two host folders to read folders as machines."""
-    shared = Counter(log.source for log in mined.nodes.values())
-    folder = {n: n.rsplit("/", 1)[0] for n, log in mined.nodes.items() if "/" in n and shared[log.source] == 1}
-    hosts = Counter(folder.values())
-    if sum(1 for count in hosts.values() if count >= 2) < 2:
-        return {n: n for n in mined.nodes}
-    return {n: folder[n] if hosts.get(folder.get(n, ""), 0) >= 2 else n for n in mined.nodes}
+    """The machine of each node: the host folder its own file sits in (``aliases.host_folder``:
+    per-rank files in one folder per host, "hgx-b41/rank_0.log" ... "hgx-b41/torchrun.log", a
+    blind author's torchrun --tee layout), else the node itself (a console's ranks, a node's own
+    file)."""
+    sources = [log.source for log in mined.nodes.values()]
+    shared = Counter(sources)
+    return {n: (shared[log.source] == 1 and host_folder(sources, log.source)) or n for n, log in mined.nodes.items()}
 
 
 def namers_of(blame: spatial.Blame, node: str, machine: dict[str, str]) -> int:
