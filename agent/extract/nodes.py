@@ -47,11 +47,12 @@ def machines(mined: MinedJob) -> dict[str, str]:
     return {n: (shared[log.source] == 1 and host_folder(sources, log.source)) or n for n, log in mined.nodes.items()}
 
 
-def namers_of(blame: spatial.Blame, node: str, machine: dict[str, str]) -> int:
-    """How many other machines name a node: a host's ranks name it once between them, and a
-    host's own files do not accuse it."""
+def named_enough(blame: spatial.Blame, node: str, machine: dict[str, str], weights: Weights = DEFAULT_WEIGHTS) -> bool:
+    """Whether enough other machines name a node (``namers_needed`` of the job's machines): a
+    host's ranks name it once between them, and a host's own files do not accuse it."""
     own = machine.get(node, node)
-    return len({machine.get(p, p) for p in blame.edges.get(node, ())} - {own})
+    namers = {machine.get(p, p) for p in blame.edges.get(node, ())} - {own}
+    return len(namers) >= namers_needed(len(set(machine.values())), weights)
 
 
 def named_in_root(
@@ -64,12 +65,7 @@ def named_in_root(
     if root is None:
         return []
     machine = machine or {n: n for n in blame.score}
-    needed = namers_needed(len(set(machine.values()) or blame.score), weights)
-    return sorted(
-        n
-        for n, tids in blame.events.items()
-        if root.tid in tids and namers_of(blame, n, machine) >= needed
-    )
+    return sorted(n for n, tids in blame.events.items() if root.tid in tids and named_enough(blame, n, machine, weights))
 
 
 def blame_tids(scored: list[EventCandidate], weights: Weights = DEFAULT_WEIGHTS) -> list[int]:

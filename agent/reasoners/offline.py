@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from .. import stackdetect
 from ..aliases import peers_in
 from ..extract import lexicon
-from ..extract.nodes import machines, namers_needed, namers_of
+from ..extract.nodes import machines, named_enough
 from ..knowledge.lexical import log_tokens
 from ..schema import Diagnosis, KnowledgeRef
 from . import Evidence
@@ -288,8 +288,7 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
         # "EI0006: ... Getting socket times out. Reason: Remote Rank did not send the data" on two
         # peers of a node that stopped logging (a blind author's job).
         machine = machines(extraction.mined) if extraction.mined is not None else {n: n for n in evidence.nodes}
-        blamed = extraction.blame is not None and (
-            namers_of(extraction.blame, suspect, machine) >= namers_needed(len(set(machine.values()) or evidence.nodes)))
+        blamed = extraction.blame is not None and named_enough(extraction.blame, suspect, machine)
         lost = suspect in extraction.named_by_peers or (
             suspect in extraction.timeline.silent_nodes and (root.role_kind in ("wait", "teardown") or everyone_else)
         ) or (blamed and root.role_kind == "wait" and waited)
