@@ -30,6 +30,12 @@ def time_key(e: EventCandidate, table: EventTable) -> tuple[float, int]:
     return (e.first_ts if not math.isnan(e.first_ts) else math.inf, stats.per_node[first].first_pos)
 
 
+def latest_time(e: EventCandidate, table: EventTable) -> float:
+    """The latest the event may first have been printed: its time, or later when its undated
+    line borrowed an older stamp (``EventStats.first_ts_latest``)."""
+    return max(time_key(e, table)[0], table.events[e.tid].first_ts_latest)
+
+
 def earliest_on_node(
     root: EventCandidate, eligible: list[EventCandidate], table: EventTable, weights: Weights = DEFAULT_WEIGHTS
 ) -> EventCandidate:

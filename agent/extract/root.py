@@ -32,6 +32,7 @@ from .passover import (
     first_line,
     innermost_stack_entry,
     is_fatal_line,
+    latest_time,
     past_startup_noise,
     past_survived_error,
     past_wordless_error,
@@ -188,7 +189,7 @@ def _root_of(
     if first_wait is not None and first_cand is not None:
         wait_stats = table.events[first_wait.tid]
         peers_wait = table.events[first_cand.tid].first_node() not in wait_stats.per_node
-        wait_latest = max(key(first_wait), wait_stats.first_ts_latest) if peers_wait else key(first_wait)
+        wait_latest = latest_time(first_wait, table) if peers_wait else key(first_wait)
         if wait_latest < key(first_cand) - w.wait_lead_seconds:
             root = first_wait
     # A line that carries no time at all (a rank's file of a bare traceback) cannot be later than
@@ -245,7 +246,7 @@ def _stopped_before(stop: EventCandidate, root: EventCandidate, table: EventTabl
     # The stop itself must be earlier however late it may have been printed: an unstamped
     # "Received Signals.SIGTERM death signal" borrows an older stamp.
     stopped = {n: max(s.first_ts, s.first_ts_latest) for n, s in table.events[stop.tid].per_node.items()}
-    latest = max(time_key(root, table)[0], table.events[root.tid].first_ts_latest)
+    latest = latest_time(root, table)
     early = {n for n, t in stopped.items() if t < latest - w.teardown_lead_seconds}
     root_time = latest if root.role == "wait" or not early & set(root.nodes) else time_key(root, table)[0]
     return sorted(n for n in early if stopped[n] < root_time - w.teardown_lead_seconds)

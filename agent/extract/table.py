@@ -98,14 +98,11 @@ def build_table(mined: MinedJob, skew: dict[str, float] | None = None) -> EventT
     """Count, first/last position and time of every template on every node."""
     skew = skew or {}
     events: dict[int, EventStats] = {}
-    node_first: dict[str, float] = {}
-    node_last: dict[str, float] = {}
-    ends = [_finite_edge(log.ts, last=True) - skew.get(name, 0.0) for name, log in mined.nodes.items()]
-    job_end = max((t for t in ends if not math.isnan(t)), default=math.nan)
+    node_first = {name: _finite_edge(log.ts, last=False) - skew.get(name, 0.0) for name, log in mined.nodes.items()}
+    node_last = {name: _finite_edge(log.ts, last=True) - skew.get(name, 0.0) for name, log in mined.nodes.items()}
+    job_end = max((t for t in node_last.values() if not math.isnan(t)), default=math.nan)
     for name, log in mined.nodes.items():
         offset = skew.get(name, 0.0)
-        node_first[name] = _finite_edge(log.ts, last=False) - offset
-        node_last[name] = _finite_edge(log.ts, last=True) - offset
         stamped = np.flatnonzero(log.stamped & ~np.isnan(log.ts))
         steps = np.flatnonzero(log.iteration >= 0)
         order = np.argsort(log.template, kind="stable")
