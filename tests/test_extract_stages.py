@@ -121,6 +121,11 @@ def test_the_failure_stage_reads_the_whole_job(tmp_path: Path, n0: list[str], n1
           '"/opt/conda/lib/python3.7/site-packages/torch/serialization.py", line 604, in _save',
           "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee-a44c-4795-967c-7183a83b3160] OSError: "
           "[Errno 28] No space left on device"], 1, "checkpoint"),
+        # rwth-i6/returnn#1467: DDP's training forward context; a module's forward runs in a step.
+        (['  File "/home/user/returnn/returnn/torch/engine.py", line 414, in ddp_train_forward_ctx',
+          "AttributeError: 'DistributedDataParallel' object has no attribute 'num_iterations'"], 1, "training"),
+        (['  File "/opt/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1527, in forward',
+          "TypeError: forward() takes 2 positional arguments but 3 were given"], 1, "training"),
         (["RuntimeError: something failed"], 0, None),
     ],
 )
@@ -147,6 +152,8 @@ def test_a_traceback_names_the_stage(lines: list[str], root_index: int, stage: s
          "timing out.", "training"),
         ("[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, "
          "NumelOut=1, Timeout(ms)=1800000) ran for 1800328 milliseconds before timing out.", None),
+        # Autograd's anomaly mode checks the backward pass (NVIDIA/TransformerEngine#1101).
+        ("[rank5]: RuntimeError: Function 'FusedAttnFuncBackward' returned nan values in its 2th output.", "training"),
     ],
 )
 def test_some_errors_can_only_come_from_a_training_step(text: str, stage: str | None) -> None:
@@ -197,6 +204,13 @@ def test_an_excerpt_with_no_stage_marker_takes_the_stage_its_message_most_likely
                              "model.decoder.layers.self_attention.core_attention._extra_state/shard_0_24."]) == "model_loading"
     assert stage_of("pickle", ["_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, "
                                "to do so you have two options"]) == "model_loading"
+    # Only a data loader's worker or reader reports its own death (pangeo-data/pangeo-docker-images#258,
+    # facebookresearch/detectron2#384, PaddlePaddle/PaddleClas FAQ).
+    assert stage_of("shm", ["ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
+                            "shared memory (shm)."]) == "data_loading"
+    assert stage_of("worker", ["RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly"]) == "data_loading"
+    assert stage_of("reader", ["SystemError: (Fatal) Blocking queue is killed because the data reader raises an "
+                               "exception."]) == "data_loading"
 
 
 def test_megatrons_training_start_stamp_marks_training() -> None:

@@ -69,6 +69,9 @@ WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_do
 # the innermost frame with a stage's function says where the job was. Real frames:
 #   File ".../megatron/training.py", line 714, in train_step    (EleutherAI/gpt-neox slurm/llemma-f-0.2 debug log)
 #   File ".../torch/serialization.py", line 1040, in load       (model loading, torch.load)
+#   File ".../returnn/torch/engine.py", line 414, in ddp_train_forward_ctx   (rwth-i6/returnn#1467)
+#   File ".../main.py", line 211, in training_loop; ..., in forward       (MrCogito/Deep_learning_2023 slurm logs)
+# A module's forward runs in the training (or evaluation) step; loading a model does not call it.
 _FRAME = re.compile(r"""(?:File "[^"]*"|File <PATH>), line (?:\d+|<NUM>), in (?P<func>[\w<>.]+)""")
 _FRAME_STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)^(save_checkpoint|_save_checkpoint|save_pretrained|save_model|save_state|_save)$")),
@@ -80,7 +83,7 @@ _FRAME_STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"get_batch|_process_data|load_dataset|tokenize|_tokenize|preprocess\w*)$")),
     ("training", re.compile(
         r"(?i)^(backward|train_step|training_step|forward_backward\w*|train_batch|_inner_training_loop|"
-        r"train_epoch|optimizer_step|step|train)$")),
+        r"train_epoch|optimizer_step|step|train|training_loop|train_loop|train_one_epoch|\w*train_forward\w*|forward)$")),
     ("init", re.compile(
         r"(?i)^(init_process_group|_init_process_group|initialize_distributed|_initialize_distributed|"
         r"rendezvous|_create_c10d_store|init_distributed|initialize_megatron)$")),
@@ -93,10 +96,12 @@ FRAME_WINDOW = 120  # lines around the root searched for its traceback
 #       (pytorch/pytorch docs/source/distributed.md, TORCH_DISTRIBUTED_DEBUG example)
 #   "RuntimeError: one of the variables needed for gradient computation has been modified by an
 #    inplace operation" (Ascend/pytorch troubleshooting cases)
+#   "RuntimeError: Function 'FusedAttnFuncBackward' returned nan values in its 2th output." and
+#   "Error detected in FusedAttnFuncBackward." (autograd's anomaly mode, NVIDIA/TransformerEngine#1101)
 _TRAINING_ONLY = re.compile(
     r"finished reduction in the prior iteration|variables needed for gradient computation|"
     r"did not receive grad|element \d+ of tensors does not require grad|Gradient overflow|"
-    r"\bloss (?:is |= ?)?(?:nan|inf)\b",
+    r"\bloss (?:is |= ?)?(?:nan|inf)\b|Backward\d*' returned nan values|Error detected in \w+Backward",
     re.I,
 )
 
@@ -144,11 +149,25 @@ _LIKELY_MODEL_LOADING = re.compile(
 )
 
 
+# Messages only a data loader's worker or reader prints: the loader reports its worker's
+# death, whatever killed it. Real lines: "ERROR: Unexpected bus error encountered in worker. This
+# might be caused by insufficient shared memory (shm)." (torch/utils/data/_utils/signal_handling.py;
+# pangeo-data/pangeo-docker-images#258), "RuntimeError: DataLoader worker (pid(s) 25) exited
+# unexpectedly" (facebookresearch/detectron2#384), "SystemError: (Fatal) Blocking queue is killed
+# because the data reader raises an exception" (PaddlePaddle/PaddleClas FAQ).
+_LIKELY_DATA_LOADING = re.compile(
+    r"encountered in worker\. This might be caused by insufficient shared memory|DataLoader worker \(pid|"
+    r"Blocking queue is killed because the data reader"
+)
+
+
 def likely_stage(text: str) -> str | None:
-    """The stage a message most likely came from (absent other evidence): ``training`` or
-    ``model_loading``, else None."""
+    """The stage a message most likely came from (absent other evidence): ``training``,
+    ``data_loading`` or ``model_loading``, else None."""
     if _LIKELY_TRAINING.search(text):
         return "training"
+    if _LIKELY_DATA_LOADING.search(text):
+        return "data_loading"
     return "model_loading" if _LIKELY_MODEL_LOADING.search(text) else None
 
 
