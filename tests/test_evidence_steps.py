@@ -139,6 +139,10 @@ def test_the_message_s_own_remedy_is_quoted_and_boilerplate_is_not() -> None:
                           "whether the input tensor device is correct."]) == ["Please check whether the input tensor device is correct."]
     assert message_hints(["RuntimeError: CUDA error: unknown error. For debugging consider passing CUDA_LAUNCH_BLOCKING=1."]) == []
     assert message_hints(["Permission denied, please try again."]) == []
+    # PyTorch's exit-time warning under any crash points at a page, not at the fix (VirenLoka/GlueFormer torchrun logs).
+    assert message_hints(["[rank0]:[W222 08:15:47.095540416 ProcessGroupNCCL.cpp:1553] Warning: WARNING: "
+                          "destroy_process_group() was not called before program exit, which can leak resources. For more "
+                          "info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())"]) == []
     # transformers' trust_remote_code error (verl-project/verl#5200): the place to look is not a fix, the next sentence is.
     remote = ("ValueError: The repository /models/x contains custom code which must be executed to correctly load the model. "
               "You can inspect the repository content at /models/x. Please pass the argument `trust_remote_code=True` to "
@@ -412,3 +416,16 @@ def test_a_runtime_error_whose_frames_decided_the_verdict_gets_its_frame_step() 
     assert step_from_frames(text, before) is None  # a RuntimeError's frames say little by default
     step = step_from_frames(text, before, any_exception=True)
     assert step is not None and "inside ema_pytorch" in step and "no frame is the job's own code" in step
+
+
+def test_a_feature_that_names_what_it_needs_is_told_to_provide_it_or_stop_using_it() -> None:
+    # hicann/torchtitan-npu custom_cp.md and low_precision_training.md; OpenGVLab/InternVL#918.
+    [step] = steps_from_message("CP on deepseek_v32 requires 'npu_dsa' converter")
+    assert "CP on deepseek_v32 needs 'npu_dsa' converter" in step
+    [step] = steps_from_message("[MXFP8/Hif8] is only supported on Ascend950 or higher architecture")
+    assert "[MXFP8/Hif8] works only with Ascend950 or higher architecture" in step
+    [step] = steps_from_message("RuntimeError: FlashAttention only supports Ampere GPUs or newer.")
+    assert "FlashAttention works only with Ampere GPUs or newer," in step
+    # What a function accepts is no platform to move to (Ascend/torchtitan-npu swap-optimizer case).
+    assert steps_from_message("NotImplementedError: Flattening optimizer state_dict only supports tensor, int, float, "
+                              "dict states now.") == []

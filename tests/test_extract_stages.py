@@ -126,6 +126,17 @@ def test_the_failure_stage_reads_the_whole_job(tmp_path: Path, n0: list[str], n1
           "AttributeError: 'DistributedDataParallel' object has no attribute 'num_iterations'"], 1, "training"),
         (['  File "/opt/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1527, in forward',
           "TypeError: forward() takes 2 positional arguments but 3 were given"], 1, "training"),
+        # VirenLoka/GlueFormer torchrun logs: the innermost frame's statement makes the failing call.
+        (['[rank0]:   File "/home/jovyan/GlueFormer/train.py", line 583, in train',
+          "[rank0]:     save_checkpoint(",
+          "[rank0]:     ~~~~~~~~~~~~~~~^",
+          "[rank0]: TypeError: save_checkpoint() got an unexpected keyword argument 'is_best'"], 3, "checkpoint"),
+        # PrimeIntellect-ai/prime-rl#721: an outer statement was still evaluating its argument in a deeper frame.
+        (['  File "/p/src/prime_rl/trainer/sft/train.py", line 274, in main',
+          "    train(parse_argv(SFTTrainerConfig))",
+          '  File "/p/src/prime_rl/utils/pydantic_config.py", line 269, in parse_argv',
+          "    config = config_cls(_cli_parse_args=to_kebab_case(cli_args))",
+          "pydantic_core._pydantic_core.ValidationError: 1 validation error for SFTTrainerConfig"], 4, None),
         (["RuntimeError: something failed"], 0, None),
     ],
 )

@@ -22,3 +22,16 @@ def test_no_rule_decides_against_the_docs_more_often_than_with_them():
         agree = sum(1 for c, s in decided if (c, s) == (rule.category, rule.subcategory))
         assert decided, f"{rule.regex.pattern} fires on no public example line"
         assert agree / len(decided) >= 0.4, f"{rule.regex.pattern}: agrees on {agree}/{len(decided)} doc examples"
+
+
+def test_a_feature_that_needs_more_than_the_job_has_reads_as_the_users_setup() -> None:
+    # hicann/torchtitan-npu docs (custom_cp.md, low_precision_training.md), NVIDIA-NeMo/RL docs.
+    rule = first_rule("CP on deepseek_v32 requires 'npu_dsa' converter")
+    assert rule is not None and (rule.category, rule.subcategory) == ("user", "configuration")
+    rule = first_rule("[MXFP8/Hif8] is only supported on Ascend950 or higher architecture")
+    assert rule is not None and (rule.category, rule.subcategory) == ("user", "software_incompatibility")
+    rule = first_rule("AssertionError: FP8 block scaled GEMM requires Hopper and CUDA >= 12.9.")
+    assert rule is not None and rule.subcategory == "software_incompatibility"
+    # A kernel's bounds check is no version ("Assertion `t >= 0 && t < n_classes` failed.", pytorch Loss.cu).
+    rule = first_rule("Assertion `t >= 0 && t < n_classes` failed.")
+    assert rule is None or rule.subcategory != "software_incompatibility"

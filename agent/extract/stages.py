@@ -179,18 +179,39 @@ def message_stage(text: str) -> str | None:
     return "training" if seq and int(seq.group(1)) >= TRAINING_SEQ else None
 
 
+# A call in a traceback's statement line: "    save_checkpoint(" (VirenLoka/GlueFormer torchrun logs).
+_CALL = re.compile(r"(\w+)\(")
+# A frame line whose path was cut off: ", in wrapper" (ultralytics/ultralytics#17080, Windows console).
+_CUT_FRAME = re.compile(r"\W*, in [\w<>.]+\s*$")
+_STATEMENT_LINES = 5  # a frame's statement and its caret lines ("~~~~^^^") before the next frame
+
+
+def _function_stage(func: str) -> str | None:
+    return next((st for st, rx in _FRAME_STAGES if rx.match(func)), None)
+
+
 def frame_stage(lines: list[str], root_index: int) -> str | None:
     """The stage a traceback names, from raw lines around the root (``lines[root_index]``):
-    the innermost frame before the root that names a stage's function, else one after it.
+    the innermost frame (or call in a frame's statement) before the root that names a stage's
+    function, else one after it.
     Raw lines, because Drain merges frames into one template and loses the function name."""
-    found: list[tuple[int, str]] = []
+    found: list[tuple[float, str]] = []
     for i, text in enumerate(lines):
         m = _FRAME.search(text)
         if m is None:
             continue
-        stage = next((st for st, rx in _FRAME_STAGES if rx.match(m.group("func"))), None)
+        stage = _function_stage(m.group("func"))
         if stage is not None:
             found.append((i, stage))
+        # Python prints the frame's statement under it. In the innermost frame, the call it makes
+        # is what failed (an outer frame's statement may still be evaluating its arguments:
+        # "train(parse_argv(SFTTrainerConfig))" failed in parse_argv, PrimeIntellect-ai/prime-rl#721).
+        innermost = not any(_FRAME.search(t) or _CUT_FRAME.match(t) for t in lines[i + 1 : i + 1 + _STATEMENT_LINES])
+        statement = lines[i + 1] if innermost and i + 1 < len(lines) and i + 1 != root_index else ""
+        if statement and not _FRAME.search(statement):
+            called = next((st for call in _CALL.findall(statement) if (st := _function_stage(call))), None)
+            if called is not None:
+                found.append((i + 0.5, called))
     before = [st for i, st in found if i <= root_index]
     after = [st for i, st in found if i > root_index]
     return before[-1] if before else (after[-1] if after else None)

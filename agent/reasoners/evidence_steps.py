@@ -182,9 +182,11 @@ _HINT = re.compile(
 #   "wandb: You can sync this run to the cloud by running:" (wandb's exit notice, gpt-neox Llemma train log)
 #   "You can inspect the repository content at /opt/dlami/nvme/models/..." (transformers' trust_remote_code
 #   error, verl-project/verl#5200): a place to look, while the next sentence is the fix
+#   "For more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown" (PyTorch's exit-time
+#   destroy_process_group() warning under any crash, VirenLoka/GlueFormer torchrun logs): a page, like "refer to"
 _BOILERPLATE_HINT = re.compile(
     r"(?i)CUDA_LAUNCH_BLOCKING|sync this run|TORCH_USE_CUDA_DSA|report|github\.com|refer to|try again|tune the variable|"
-    r"max_split_size_mb|contact|file an issue|for debugging|be aware|note that|inspect the repository"
+    r"max_split_size_mb|contact|file an issue|for debugging|be aware|note that|inspect the repository|\bsee https?://"
 )
 MAX_HINTS = 2
 
@@ -439,11 +441,39 @@ def steps_from_message(text: str, stage: str = "unknown") -> list[str]:
                 "so each rank gets its own GPU; no hardware is at fault."]
     if m := _OOM.search(text):
         return [_oom_step(m, _OOM_DEVICE.search(text), stage)]
+    if (m := _ONLY_ON.search(text)) and _PLATFORM_WORD.search(m["need"] or m["need2"]):
+        what, need = _clause(m["what"] or m["what2"]), _clause(m["need"] or m["need2"])
+        return [f"The message says {what} works only with {need}, which this job lacks: run it where that holds (a "
+                "newer stack, other hardware, or the build for this device), or stop using it in the job's settings."]
+    if m := _REQUIRES.search(text):
+        what, need = _clause(m["what"]), _clause(m["need"])
+        return [f"The message says {what} needs {need}, which the job did not provide: add or enable it (install it, or "
+                "set the option that turns it on), or stop using what needs it."]
     if path := _missing_path(text):
         return [f"The job found nothing at '{_short(path)}': check the argument or config entry that sets it, that it "
                 "holds what the job expects, and that it resolves where the ranks run (a relative path resolves against "
                 "each rank's working directory; `ls -l` it on the failing node)."]
     return []
+
+
+# A feature that names what it needs: "CP on deepseek_v32 requires 'npu_dsa' converter"
+# (hicann/torchtitan-npu custom_cp.md), "FP8 block scaled GEMM requires Hopper and CUDA >= 12.9"
+# (NVIDIA-NeMo/RL docs), "FlashAttention only supports Ampere GPUs or newer." (OpenGVLab/InternVL#918),
+# "[MXFP8/Hif8] is only supported on Ascend950 or higher architecture" (hicann/torchtitan-npu docs).
+_SUBJECT = r"(?:^|:\s+|\]\s+|\.\s+)(?P<{}>[A-Za-z\[](?:(?!\.\s)[^:\n]){{2,80}}?)"
+_REQUIRES = re.compile(_SUBJECT.format("what") + r"\s+requires\s+(?P<need>[^\n;]{2,100}?)(?:\.\s|\.?$| but )")
+_ONLY_ON = re.compile(
+    _SUBJECT.format("what") + r"\s+(?:is\s+)?only\s+supported\s+(?:on|in|with|for|by)\s+(?P<need>[^\n;]{2,100}?)(?:\.\s|\.?$)"
+    r"|" + _SUBJECT.format("what2") + r"\s+only\s+supports?\s+(?P<need2>[^\n;]{2,100}?)(?:\.\s|\.?$)"
+)
+
+# What hardware or a stack provides, not what a function accepts ("only supports tensor, int, float").
+_PLATFORM_WORD = re.compile(r"(?i)GPU|NPU|device|architecture|\barch\b|CUDA|CANN|Ascend|Hopper|Ampere|version|newer|higher|"
+                            r"later|driver|compute capability|\bsm_?\d|\bCPU\b")
+
+
+def _clause(text: str) -> str:
+    return _short(re.sub(r"\s+", " ", text.strip()), 80)
 
 
 _ANY_EXCEPTION = re.compile(r"\b(?P<exc>[A-Z]\w*(?:Error|Exception))\b(?P<exc2>)")

@@ -53,8 +53,16 @@ WORDING_RULES: tuple[WordingRule, ...] = (
           "ImportError: /usr/local/lib/python3.11/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: "
           "MsprofSysCycleTime",
           "knowledge/ascend/ascend-torch-npu-cann-version-mismatch.md"),
+    # A feature that needs newer hardware or software than the job has: "RuntimeError: FlashAttention
+    # only supports Ampere GPUs or newer." (OpenGVLab/InternVL#918), "XLA requires ptxas version 11.8 or higher".
+    _rule(r"(?i)\b(?:or|and) (?:higher|newer|later|above)\b|>=\s*\d+\.\d", "user/software_incompatibility",
+          "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "OpenGVLab/InternVL#918"),
     _rule(r"ModuleNotFoundError|No module named|ImportError", "user/software_incompatibility",
           "ModuleNotFoundError: No module named 'fused_layer_norm_cuda'", "knowledge/framework/apex-extension-not-built.md"),
+    # An option the job turned on that needs another it did not: "CP on deepseek_v32 requires 'npu_dsa'
+    # converter" (hicann/torchtitan-npu docs/feature_guides/parallelism/custom_cp.md).
+    _rule(r"(?i)\brequires\b|\bonly supports?\b|\bis only supported\b|\bonly available\b", "user/configuration",
+          "CP on deepseek_v32 requires 'npu_dsa' converter", "hicann/torchtitan-npu docs/feature_guides/parallelism/custom_cp.md"),
     # NCCL refusing how it was called is the caller's code (a duplicate GPU, a mismatched collective).
     _rule(r"(?i)invalid usage|ncclInvalidUsage", "user/script_bug",
           "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.", "knowledge/cuda/nccl-invalid-usage.md"),
