@@ -137,6 +137,12 @@ def test_the_failure_stage_reads_the_whole_job(tmp_path: Path, n0: list[str], n1
           '  File "/p/src/prime_rl/utils/pydantic_config.py", line 269, in parse_argv',
           "    config = config_cls(_cli_parse_args=to_kebab_case(cli_args))",
           "pydantic_core._pydantic_core.ValidationError: 1 validation error for SFTTrainerConfig"], 4, None),
+        # Lottotpk/graphRAG_multimodal LaViC README: Lightning wraps the model in FSDP before any step.
+        (['[rank0]:   File "/env/lib/python3.12/site-packages/lightning/pytorch/strategies/fsdp.py", line 265, in _setup_model',
+          '[rank0]:   File "/env/lib/python3.12/site-packages/torch/distributed/fsdp/_flat_param.py", line 785, in '
+          '_validate_tensors_to_flatten',
+          "[rank0]: ValueError: Must flatten tensors with uniform dtype but got torch.float16 and torch.float32"], 2,
+         "model_loading"),
         (["RuntimeError: something failed"], 0, None),
     ],
 )

@@ -69,6 +69,8 @@ WORKFLOW_STAGES = ("model_loading", "data_loading", "checkpoint", "checkpoint_do
 # the innermost frame with a stage's function says where the job was. Real frames:
 #   File ".../megatron/training.py", line 714, in train_step    (EleutherAI/gpt-neox slurm/llemma-f-0.2 debug log)
 #   File ".../torch/serialization.py", line 1040, in load       (model loading, torch.load)
+#   File ".../lightning/pytorch/strategies/fsdp.py", line 265, in _setup_model   (wrapping the model in FSDP before
+#   any step, Lottotpk/graphRAG_multimodal LaViC README)
 #   File ".../returnn/torch/engine.py", line 414, in ddp_train_forward_ctx   (rwth-i6/returnn#1467)
 #   File ".../main.py", line 211, in training_loop; ..., in forward       (MrCogito/Deep_learning_2023 slurm logs)
 # A module's forward runs in the training (or evaluation) step; loading a model does not call it.
@@ -77,7 +79,8 @@ _FRAME_STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)^(save_checkpoint|_save_checkpoint|save_pretrained|save_model|save_state|_save)$")),
     ("model_loading", re.compile(
         r"(?i)^(load_checkpoint|_load_checkpoint|load_state_dict|from_pretrained|_load_pretrained_model|build_model|"
-        r"get_model|setup_model_and_optimizer|model_provider|load_model|_load_state_dict_into_model)$")),
+        r"get_model|setup_model_and_optimizer|model_provider|load_model|_load_state_dict_into_model|"
+        r"_?setup_model|_?wrap_model|configure_model|prepare_model)$")),
     ("data_loading", re.compile(
         r"(?i)^(__getitem__|_next_data|_get_data|build_train_valid_test_datasets|build_dataset|_build_dataset|"
         r"get_batch|_process_data|load_dataset|tokenize|_tokenize|preprocess\w*)$")),
