@@ -35,3 +35,11 @@ def test_a_feature_that_needs_more_than_the_job_has_reads_as_the_users_setup() -
     # A kernel's bounds check is no version ("Assertion `t >= 0 && t < n_classes` failed.", pytorch Loss.cu).
     rule = first_rule("Assertion `t >= 0 && t < n_classes` failed.")
     assert rule is None or rule.subcategory != "software_incompatibility"
+
+
+def test_a_bus_error_reads_as_shared_memory_but_a_pcie_bus_error_does_not() -> None:
+    # epfLLM/Megatron-LLM FAQ: a shard loader's bus error under a small /dev/shm.
+    rule = first_rule("17300 Bus error (core dumped)")
+    assert rule is not None and (rule.category, rule.subcategory) == ("platform", "resource_management")
+    rule = first_rule("pcieport 0000:80:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer")
+    assert rule is None or rule.category != "platform"

@@ -42,7 +42,10 @@ WORDING_RULES: tuple[WordingRule, ...] = (
           "torch.OutOfMemoryError: NPU out of memory. Tried to allocate 72.00 MiB (NPU 0; 61.27 GiB total capacity; "
           "56.05 GiB already allocated; 56.05 GiB current active; 5.04 MiB free; 58.39 GiB reserved in total by PyTorch).",
           "knowledge/ascend/ascend-torch-npu-oom.md"),
-    _rule(r"(?i)no space left|disk quota|out of memory|\boom\b|killed process|cgroup", "platform/resource_management",
+    # A bus error in a training process is, far more often than not, shared memory (/dev/shm) running
+    # out under a container's small default; a PCIe "Bus Error" is the link's (hardware rules below).
+    _rule(r"(?i)no space left|disk quota|out of memory|\boom\b|killed process|cgroup|(?<!PCIe )\bbus error\b",
+          "platform/resource_management",
           "slurmstepd: error: Detected 1 oom_kill event in StepId=123456.0. Some of the step tasks have been OOM Killed.",
           "knowledge/platform/cgroup-oom-killed.md"),
     _rule(r"(?i)preempt|evict|cancelled at|time limit|\bdrain", "platform/scheduling",
