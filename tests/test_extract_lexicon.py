@@ -76,6 +76,15 @@ from agent.extract import lexicon
         # Hydra's header above the traceback (verl-project/verl#3828) says the job failed, not why.
         ("Error executing job with overrides: [<*>]", "Error executing job with overrides: ['algorithm.adv_estimator=grpo']",
          "context"),
+        # A table's header row and py-spy's thread heading are context (aws-samples/awsome-distributed-training
+        # Kueue README; bigscience-workshop/bigscience tr11 chronicles).
+        ("NAME QUEUE RESERVED IN ADMITTED FINISHED AGE",
+         "NAME                                         QUEUE                           RESERVED IN                       "
+         "ADMITTED   FINISHED   AGE", "context"),
+        ('Thread <NUM> (idle): "MainThread"', 'Thread 1439102 (idle): "MainThread"', "context"),
+        # ... and its footer asking for the full trace (mjvolk3/torchcell delta_deepset Slurm output).
+        ("Set the environment variable HYDRA_FULL_ERROR=<NUM> for a complete stack trace.",
+         "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "context"),
         ("run.sh: line <NUM>: <NUM> Aborted (core dumped) python train.py", "", "teardown"),
         # C++'s terminate handler indents the exception's message (horovod/horovod#1341): it is the message.
         ("what(): [enforce fail at <PATH>:<NUM>] ifa != nullptr. Unable to find address for: eth<NUM>",

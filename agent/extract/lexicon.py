@@ -71,6 +71,9 @@ CONTEXT = re.compile(
     # the error ("Error executing job with overrides: ['algorithm.adv_estimator=grpo', ...]",
     # verl-project/verl#3828; linfeng-du/direct-preference-optimization's SFT run).
     r"^\s*Error executing job with overrides:|"
+    # ... and its footer below it, which asks for the full trace ("Set the environment variable
+    # HYDRA_FULL_ERROR=1 for a complete stack trace.", mjvolk3/torchcell delta_deepset Slurm output).
+    r"HYDRA_FULL_ERROR=(?:1|<NUM>) for a complete stack trace|"
     # Python's threading prints a header above an uncaught exception's traceback; the exception
     # the traceback ends in is the error ("Exception in thread Thread-2:" above a DataLoader
     # thread's traceback, JFrankLee/AI PaddleSeg train log).
@@ -103,7 +106,12 @@ CONTEXT = re.compile(
     # header names "Uncorr. ECC" on every healthy machine: "| GPU  Name  Persistence-M | Bus-Id
     # Disp.A | Volatile Uncorr. ECC |" (rcc-uchicago/pedramh-profiling, e3sm_train_3166315.o).
     # A failing GPU shows "ERR!" in its row, which stays a candidate.
-    r"^\s*\|(?!.*ERR!).*\|\s*$"
+    r"^\s*\|(?!.*ERR!).*\|\s*$|"
+    # So is a table's header row of column names (kubectl's "NAME  QUEUE  RESERVED IN  ADMITTED
+    # FINISHED  AGE", aws-samples/awsome-distributed-training Kueue preemption README), and
+    # py-spy's heading above one thread's stack ('Thread 1439102 (idle): "MainThread"',
+    # bigscience-workshop/bigscience tr11 chronicles): the frames under it show where it waits.
+    r"^\s*NAME(?:\s+[A-Z][A-Z-]*){4,}\s*$|^\s*Thread (?:\d+|<NUM>) \((?:idle|active)[^)]*\): \"[^\"]*\"\s*$"
     r")"
 )
 
