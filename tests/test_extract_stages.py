@@ -169,6 +169,11 @@ def test_a_traceback_names_the_stage(lines: list[str], root_index: int, stage: s
          "timing out.", "training"),
         ("[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, "
          "NumelOut=1, Timeout(ms)=1800000) ran for 1800328 milliseconds before timing out.", None),
+        # HCCL's task-execution stage is a collective running; its init stages are set-up (hicann/hccl guide).
+        ("[ERROR] HCCL(2111665,all_reduce_test):2025-10-24-11:18:29.499.235 [task_exception_handler.cc:908] "
+         "[2111665][TaskExecStage][Timeout][Host]Task run failed, base information is", "training"),
+        ("[ERROR] HCCL(1104629,test_one_side):2025-10-28-17:45:13.679.684 [param_check.cc:66] "
+         "[1104629][InitGroupStage][RanktableConfig]errNo[0x0000000005010001] path is not real", None),
         # Autograd's anomaly mode checks the backward pass (NVIDIA/TransformerEngine#1101).
         ("[rank5]: RuntimeError: Function 'FusedAttnFuncBackward' returned nan values in its 2th output.", "training"),
     ],

@@ -174,9 +174,16 @@ def likely_stage(text: str) -> str | None:
     return "model_loading" if _LIKELY_MODEL_LOADING.search(text) else None
 
 
+# HCCL names the phase an error hit; in [TaskExecStage] a collective was running, which set-up
+# ([InitGroupStage], [InitChannelStage]) does not do. Real line (hicann/hccl fault-diagnosis guide,
+# task_exec_stage.md): "[ERROR] HCCL(2111665,all_reduce_test):2025-10-24-11:18:29.499.235
+# [task_exception_handler.cc:908] [2111665][TaskExecStage][Timeout][Host]Task run failed, ..."
+_HCCL_TASK_STAGE = re.compile(r"\[TaskExecStage\]")
+
+
 def message_stage(text: str) -> str | None:
     """``training`` when the message can only come from a training step, else None."""
-    if _TRAINING_ONLY.search(text):
+    if _TRAINING_ONLY.search(text) or _HCCL_TASK_STAGE.search(text):
         return "training"
     seq = _NCCL_SEQ.search(text)
     return "training" if seq and int(seq.group(1)) >= TRAINING_SEQ else None
