@@ -499,3 +499,12 @@ def test_a_dataloader_relay_looks_at_the_workers_own_traceback() -> None:
     # With the worker's frames in the installed stack too, the frames lead to the framework.
     ev.root_after = [*below[:3], "IndexError: list index out of range"]
     assert verdict(ev) == ("framework", "framework_bug")
+
+
+def test_without_a_doc_the_advice_says_where_the_fix_lives_for_the_reading() -> None:
+    # A scheduler's stop with no doc to explain it (aws-samples/awsome-distributed-training Kueue README):
+    # the advice points at the scheduler's own record, not only "read the evidence".
+    d = OfflineReasoner().reason(evidence("Preempted to accommodate a workload due to prioritization in the ClusterQueue",
+                                          ["worker-0"]))
+    assert (d.category, d.subcategory) == ("platform", "scheduling")
+    assert any("sacct" in step and "checkpoint" in step for step in d.remediation)
