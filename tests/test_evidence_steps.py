@@ -429,3 +429,21 @@ def test_a_feature_that_names_what_it_needs_is_told_to_provide_it_or_stop_using_
     # What a function accepts is no platform to move to (Ascend/torchtitan-npu swap-optimizer case).
     assert steps_from_message("NotImplementedError: Flattening optimizer state_dict only supports tensor, int, float, "
                               "dict states now.") == []
+
+
+def test_a_dataset_refusing_a_value_inside_a_dataloader_worker_is_the_jobs_setting() -> None:
+    # HappynessI/verl-for-AgentGym textcraft SFT log: the main process's frames above "Original Traceback"
+    # and torch's fetch are only the way into verl's dataset, which refuses the sample on purpose.
+    before = ['  File "/Data/wyh/verl/verl/trainer/fsdp_sft_trainer.py", line 752, in fit',
+              "    for step_in_epoch, data in enumerate(",
+              '  File "/home/wyh/miniconda3/envs/verl/lib/python3.12/site-packages/tqdm/std.py", line 1181, in __iter__',
+              "    for obj in iterable:",
+              "ValueError: Caught ValueError in DataLoader worker process 3.",
+              "Original Traceback (most recent call last):",
+              '  File "/home/wyh/miniconda3/envs/verl/lib/python3.12/site-packages/torch/utils/data/_utils/fetch.py", '
+              "line 52, in fetch",
+              "    data = [self.dataset[idx] for idx in possibly_batched_index]",
+              '  File "/Data/wyh/verl/verl/utils/dataset/multiturn_sft_dataset.py", line 362, in __getitem__',
+              '    raise ValueError(f"{sequence_length=} is larger than {self.max_length=}")']
+    step = step_from_frames("ValueError: sequence_length=5284 is larger than self.max_length=4096", before)
+    assert step is not None and "on purpose" in step and "not the code" in step

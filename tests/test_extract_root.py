@@ -467,3 +467,60 @@ def test_an_undated_stop_signal_does_not_precede_a_dated_error_it_may_have_follo
         ]) + "\n")
     ex = extract(mine_job(logs, workers=1))
     assert "Xid" in ex.events[0].template
+
+
+def test_a_warning_the_job_trained_past_is_neither_root_nor_companion(tmp_path: Path) -> None:
+    # Real shape (HappynessI/verl-for-AgentGym textcraft SFT log): verl warns "Token mismatch detected!"
+    # on every batch from start-up on; three steps into the first epoch a DataLoader worker raises,
+    # PyTorch re-raises it under "Caught ValueError in DataLoader worker process 3.", and the worker's
+    # own message under "Original Traceback" says what failed.
+    warn = ("[2025-12-17 08:54:{:02d},675][root][WARNING] - Token mismatch detected! Full tokenization length: 1310, "
+            "Concatenated tokens length: 1323. Using concatenated version.")
+    lines = [warn.format(s) for s in (46, 46, 47)]
+    lines += ["Epoch 1/20:   0%|          | 0/10 [00:00<?, ?it/s]", warn.format(51),
+              "Epoch 1/20:  10%|█         | 1/10 [00:09<01:25,  9.50s/it]", warn.format(55),
+              "Epoch 1/20:  30%|███       | 3/10 [00:28<01:07,  9.61s/it]",
+              "Traceback (most recent call last):",
+              '  File "/Data/wyh/verl/verl/trainer/fsdp_sft_trainer.py", line 752, in fit',
+              "    for step_in_epoch, data in enumerate(",
+              '  File "/home/wyh/miniconda3/envs/verl/lib/python3.12/site-packages/torch/_utils.py", line 769, in reraise',
+              "    raise exception",
+              "ValueError: Caught ValueError in DataLoader worker process 3.",
+              "Original Traceback (most recent call last):",
+              '  File "/home/wyh/miniconda3/envs/verl/lib/python3.12/site-packages/torch/utils/data/_utils/fetch.py", '
+              "line 52, in fetch",
+              "    data = [self.dataset[idx] for idx in possibly_batched_index]",
+              '  File "/Data/wyh/verl/verl/utils/dataset/multiturn_sft_dataset.py", line 362, in __getitem__',
+              '    raise ValueError(f"{sequence_length=} is larger than {self.max_length=}")',
+              "ValueError: sequence_length=5284 is larger than self.max_length=4096"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "train.log").write_text("\n".join(lines) + "\n")
+    events = extract(mine_job(logs, workers=1)).events
+    assert events[0].template.startswith("ValueError: sequence_length=")
+    assert not any("Token mismatch" in e.template for e in events)
+    # Before any training step, close above the exception, the warning is still the first sign.
+    (logs / "train.log").write_text("\n".join([warn.format(46), *lines[-12:]]) + "\n")
+    assert "Token mismatch" in extract(mine_job(logs, workers=1)).events[0].template
+
+
+def test_start_up_warnings_the_program_logged_routine_work_after_are_no_companions(tmp_path: Path) -> None:
+    # Real shape (QIU023/torchtitan_attention_residual run.log): start-up warnings, the optimizer and
+    # trainer INFO lines, then the first step's CUDA OOM nine seconds later.
+    lines = ["[titan] 2026-09-28 07:19:50,011 - torchtitan.tools.utils - WARNING - Error running lspci: [Errno 2] No such "
+             "file or directory: 'lspci'",
+             "[titan] 2026-09-28 07:19:50,131 - torchtitan.components.optimizer.optimizer - INFO - Optimizer DistMuon "
+             "(model_part=0): 228 params",
+             "[titan] 2026-09-28 07:19:50,135 - torchtitan.trainer - INFO - Peak FLOPS used for computing MFU: 9.890e+14",
+             "[titan] 2026-09-28 07:19:50,135 - torchtitan.trainer - INFO - CUDA memory usage for model: 0.07GiB(0.09%)",
+             "[titan] 2026-09-28 07:19:50,135 - torchtitan.trainer - INFO - Training starts at step 1",
+             "[rank0]: Traceback (most recent call last):",
+             '[rank0]:   File "/root/w/main/torchtitan/trainer.py", line 378, in train_step',
+             "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 640.00 MiB. GPU 0 has a total "
+             "capacity of 79.18 GiB of which 114.62 MiB is free."]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run.log").write_text("\n".join(lines) + "\n")
+    events = extract(mine_job(logs, workers=1)).events
+    assert "OutOfMemoryError" in events[0].template
+    assert not any("lspci" in e.template for e in events)

@@ -11,15 +11,50 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+
+import numpy as np
 
 from ..mining import MinedJob
 from . import lexicon
-from .events import ERROR_LEVEL, EventCandidate, first_position, first_sample
+from .events import ERROR_LEVEL, INFO_LEVEL, EventCandidate, first_position, first_sample
 from .table import EventTable
 from .weights import Weights
 
 MAX_EVENTS = 5  # root plus companions reported
+ROUTINE_LINES = 3  # stamped INFO lines that show the program went on working
 NO_LEVEL = 0  # mining.LEVEL_CODES[None]
+
+
+def _carried_on_past(root: EventCandidate, mined: MinedJob, table: EventTable) -> Callable[[EventCandidate], bool]:
+    """Whether an event came before the root's node went on working: a training step, or a run
+    of routine stamped INFO lines, between it and the root. Then it is not part of the fault that
+    stopped the job, however close in time: verl's per-batch "[root][WARNING] - Token mismatch
+    detected!" before the DataLoader's ValueError three steps in (HappynessI/verl-for-AgentGym
+    textcraft SFT log); torchtitan's start-up "WARNING - Error running lspci" before the optimizer
+    and trainer INFO lines and the first step's CUDA OOM (QIU023/torchtitan_attention_residual run.log)."""
+    from .stages import training_positions
+
+    stats = table.events[root.tid]
+    node = stats.first_node()
+    root_pos = stats.per_node[node].first_pos
+    log = mined.nodes[node]
+    found: list[np.ndarray] = []  # the node's training steps before the root, read once when first needed
+
+    def past(e: EventCandidate) -> bool:
+        mine = table.events[e.tid].per_node.get(node)
+        if mine is None or mine.first_pos >= root_pos:
+            return False
+        routine = log.stamped[mine.first_pos + 1:root_pos] & (log.level[mine.first_pos + 1:root_pos] == INFO_LEVEL)
+        if int(np.count_nonzero(routine)) >= ROUTINE_LINES:
+            return True
+        if not found:
+            steps = training_positions(mined, node)
+            found.append(steps[steps < root_pos])
+        steps = found[0]
+        return bool(np.any((steps > mine.first_pos) & (log.template[steps] != e.tid)))
+
+    return past
 
 
 def _lines_apart(a: EventCandidate, b: EventCandidate, table: EventTable) -> float:
@@ -57,8 +92,11 @@ def companions_of(
     root_is_error = root_level >= ERROR_LEVEL or (root_level == NO_LEVEL and lexicon.has_error_words(root.template))
     local_root = len(root.nodes) <= max(1, n_nodes // w.local_node_divisor)
     root_class = lexicon.exception_class(first_sample(mined, table.events[root.tid]))
+    carried_on_past = _carried_on_past(root, mined, table)
     for e in roots_pool:
         if e is root or 1 + len(out) >= MAX_EVENTS:
+            continue
+        if carried_on_past(e):
             continue
         if lexicon.informative_words(e.template) < w.companion_min_words and not e.known:
             continue  # a known fault's line says enough even where Drain masked its words

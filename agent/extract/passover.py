@@ -95,12 +95,16 @@ def past_startup_noise(
     instead") is start-up noise in the same way, timestamps or not."""
     fallback = lexicon.announces_fallback(root.template)
     resumed = _program_logged_after(root, mined, table)
-    if not fallback and resumed is None and (not math.isnan(root.first_ts) or is_fatal_line(root, mined, table)):
+    trained = _trained_after(root, mined, table)
+    if not fallback and resumed is None and trained is None and (
+            not math.isnan(root.first_ts) or is_fatal_line(root, mined, table)):
         return root
     source, line = first_line(root, mined, table)
     after = line + weights.surfacing_lines if resumed is None else min(resumed, line + weights.surfacing_lines)
     if fallback:  # it said itself that it carried on: any fatal line after it is what stopped the job
         after = line
+    elif trained is not None:  # it went on working: a fatal line after that stopped the job
+        after = trained
     later = []
     for e in eligible:
         e_source, e_line = first_line(e, mined, table)
@@ -116,6 +120,32 @@ def past_startup_noise(
 
 
 PROGRAM_LINES = 3  # stamped lines of normal logging that show a program ran on
+
+
+def _trained_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
+    """The line by which the root's node went on working after a root that is only a warning: its
+    first training step, or its third routine stamped INFO line. The program carried on past the
+    warning, so it did not stop the job, however close in time the end came: verl's "[root][WARNING]
+    - Token mismatch detected!" on every batch from start-up to the DataLoader's "ValueError:
+    sequence_length=5284 is larger than self.max_length=4096" three steps in (HappynessI/verl-for-
+    AgentGym textcraft SFT log); torchtitan's "WARNING - Error running lspci" before its optimizer and
+    trainer INFO lines and the first step's CUDA OOM (QIU023/torchtitan_attention_residual run.log).
+    None when the root is an error or nothing routine followed it."""
+    from .stages import training_positions
+
+    stats = table.events[root.tid]
+    if stats.max_level != WARNING_LEVEL or is_fatal_line(root, mined, table):
+        return None
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    steps = training_positions(mined, node)
+    steps = steps[(steps > pos) & (log.template[steps] != root.tid)]
+    routine = pos + 1 + np.flatnonzero(log.stamped[pos + 1:] & (log.level[pos + 1:] == INFO_LEVEL))
+    went_on = [int(steps[0])] if len(steps) else []
+    if len(routine) >= PROGRAM_LINES:
+        went_on.append(int(routine[PROGRAM_LINES - 1]))
+    return int(log.lineno[min(went_on)]) if went_on else None
 
 
 def past_survived_error(
@@ -205,6 +235,11 @@ def underlying_error(
             and stats.first_pos < mine.first_pos
             and lines_apart <= weights.surfacing_lines
         )
+        # Not a warning the program went on working after (``_trained_after``): torchtitan's start-up
+        # "WARNING - Error running lspci" is no cause of the first step's CUDA OOM.
+        went_on = _trained_after(e, mined, table) if before else None
+        if went_on is not None and went_on < int(lineno[mine.first_pos]):
+            continue
         if before and (best is None or stats.first_pos < table.events[best.tid].per_node[node].first_pos):
             best = e
     return best or root
@@ -256,6 +291,33 @@ def innermost_stack_entry(
             innermost = entry
         pos += 1
     return innermost
+
+
+# PyTorch re-raises a DataLoader worker's or a DataParallel replica's exception in the main
+# process under a header that names only its class: "ValueError: Caught ValueError in DataLoader
+# worker process 3." above "Original Traceback (most recent call last):" and the worker's own
+# "ValueError: sequence_length=5284 is larger than self.max_length=4096" (HappynessI/verl-for-AgentGym
+# textcraft SFT log); "torch.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on device 0."
+# (gtseligas/lcn-llama train.err).
+_RERAISED = re.compile(r"Caught (?P<cls>\w+) in (?:DataLoader worker process|replica) ")
+
+
+def original_exception(
+    root: EventCandidate, eligible: list[EventCandidate], mined: MinedJob, table: EventTable, weights: Weights = DEFAULT_WEIGHTS
+) -> EventCandidate:
+    """The worker's own exception below a re-raise header: it says what failed."""
+    m = _RERAISED.search(first_sample(mined, table.events[root.tid]))
+    if m is None:
+        return root
+    source, line = first_line(root, mined, table)
+    below = []
+    for e in eligible:
+        e_source, e_line = first_line(e, mined, table)
+        sample = first_sample(mined, table.events[e.tid])
+        if (e is not root and e_source == source and line < e_line <= line + weights.surfacing_lines
+                and lexicon.exception_class(sample) == m["cls"] and not _RERAISED.search(sample)):
+            below.append((e_line, e))
+    return min(below, key=lambda pair: pair[0])[1] if below else root
 
 
 def is_fatal_line(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:

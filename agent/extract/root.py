@@ -33,6 +33,7 @@ from .passover import (
     innermost_stack_entry,
     is_fatal_line,
     latest_time,
+    original_exception,
     past_startup_noise,
     past_survived_error,
     past_wordless_error,
@@ -208,6 +209,7 @@ def _root_of(
     root = underlying_error(root, [e for e in roots_pool if e.score >= w.underlying_min_score], mined, table, w)
     root = past_wordless_error(root, eligible, mined, table, w)
     root = innermost_stack_entry(root, eligible, mined, table)
+    root = original_exception(root, [e for e in roots_pool if e.score >= w.root_min_score], mined, table, w)
     # The scheduler stopped the job and said why, before (or as) anything else failed.
     stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]
     if stops:

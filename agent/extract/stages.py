@@ -249,6 +249,19 @@ def stage_of_template(template: str) -> str | None:
     return None
 
 
+def training_positions(mined: MinedJob, node: str) -> np.ndarray:
+    """Positions in a node's log of lines that mark a training step (a step's progress line). The
+    raw line decides too: Drain can merge a bar's "30%|███" into one wildcard."""
+    log = mined.nodes[node]
+
+    def marks_training(tid: int) -> bool:
+        texts = [mined.miner.template(tid), *log.samples.get(tid, [])[:1]]
+        return any(stage_of_template(text) == "training" for text in texts)
+
+    training = [int(t) for t in np.unique(log.template) if marks_training(int(t))]
+    return np.flatnonzero(np.isin(log.template, training))
+
+
 def stage_marks(mined: MinedJob, progress_tids: set[int]) -> dict[int, str]:
     """Stage marked by each template that marks one."""
     marks: dict[int, str] = {}

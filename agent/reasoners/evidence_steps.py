@@ -11,8 +11,9 @@ on one project's wording; each carries a real line as its example.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 
 from ..extract import lexicon
 
@@ -503,7 +504,9 @@ def step_from_frames(text: str, before: list[str], *, any_exception: bool = Fals
         return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing}, called from the job's checkout at "
                 f"{caller}: check what the job passes there, and whether this {innermost.package} version supports it "
                 "(the version the project pins, or its issue tracker for the message).")
-    if rejected_input(before, stack):
+    # Only the innermost traceback can refuse the value: the main process's frames above a
+    # DataLoader's "Original Traceback" are its way in.
+    if rejected_input(before, frames(traceback_above(before))):
         return (f"{innermost.package} raised this {exc['exc']} on purpose ({innermost}: `{before[-1].strip()}`): it rejects "
                 "a value the job gave it, so change the setting, path or input the message names, not the code.")
     if _VALUE_CHECK.search(f"{text} {source_line}"):
@@ -524,6 +527,26 @@ def step_from_frames(text: str, before: list[str], *, any_exception: bool = Fals
     return (f"The {exc['exc']} is raised inside {innermost.package} ({innermost}){failing}{crossing}, and no frame is the job's "
             f"own code: it is {whose} for this message and move to the release that fixes it, or pin the versions the "
             "project was tested with.")
+
+
+_SOURCE_OR_CARET = re.compile(r"^\s+\S|^\s*[~^]+\s*$")
+
+
+def frame_run(lines: Iterable[str]) -> Iterator[str]:
+    """The lines (launcher prefix removed) for as long as they are traceback frames, their
+    indented source lines or carets."""
+    for line in lines:
+        text = lexicon.unprefixed(line)
+        if not (frames([text]) or _SOURCE_OR_CARET.match(text)):
+            return
+        yield text
+
+
+def traceback_above(before: list[str]) -> list[str]:
+    """The traceback block right above the root: frame lines, their indented source lines and
+    carets, back to its header. Pasted excerpts often start mid-traceback, without the header."""
+    block = list(takewhile(lambda text: "Traceback (most recent call last)" not in text, frame_run(reversed(before))))
+    return block[::-1] if frames(block) else []
 
 
 _CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
@@ -553,8 +576,14 @@ def rejected_input(before: list[str], stack: list[Frame] | None = None) -> bool:
     if not before or _INPUT_CHECK_RAISE.match(before[-1]) is None:
         return False
     stack = frames(before) if stack is None else stack
-    packages = {f.package for f in stack if f.package != STDLIB}
+    packages = {f.package for f in stack if f.package != STDLIB and not _LOADER_HARNESS.search(f.path)}
     return len(packages) == 1 and None not in packages
+
+
+# A data loader's worker only calls the dataset: its frames are the harness, not a party to the
+# check. "torch/utils/data/_utils/fetch.py ... in fetch" over verl's dataset raising "ValueError:
+# sequence_length=5284 is larger than self.max_length=4096" (HappynessI/verl-for-AgentGym textcraft SFT log).
+_LOADER_HARNESS = re.compile(r"torch/utils/data/|/torchdata/")
 
 
 # Messages printed below the line that announces them:

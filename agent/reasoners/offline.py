@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from .. import stackdetect
@@ -39,11 +37,13 @@ from .evidence_steps import (
     MISSING_PATH,
     STDLIB,
     evidence_steps,
+    frame_run,
     frames,
     message_hints,
     rejected_input,
     statement_above,
     step_from_frames,
+    traceback_above,
 )
 from .wording import first_rule
 
@@ -311,7 +311,7 @@ def _shape_rule(evidence: Evidence, mismatch: str | None, has_signature: bool) -
                            f"reports a timeout of {seconds:g} s, far below the stack's default, so the wait itself was likely normal")
     checked = _checked_text(text, evidence)
     # An assertion the job's own script raised is the job's check, not the framework's invariant.
-    innermost = frames(_traceback_above(evidence.root_before))[-1:]
+    innermost = frames(traceback_above(evidence.root_before))[-1:]
     own_code = bool(innermost) and innermost[0].package is None
     internal_assert = _ASSERTION.search(text) and not _ARGUMENT_CHECK.search(checked) and not has_signature and not own_code
     if internal_assert:
@@ -389,7 +389,7 @@ def _refine(choice: _Choice, evidence: Evidence) -> _Choice:
                     and not _ARGUMENT_CHECK.search(_checked_text(text, evidence)) and not _INPUT_PARSE.search(text))
     if (choice.category, choice.subcategory) == ("user", "script_bug") or guessed_user:
         stack = [] if _user_frame_in_original(evidence.root_after) else _stack_only_frames(evidence.root_before)
-        if stack and rejected_input(_traceback_above(evidence.root_before)):
+        if stack and rejected_input(traceback_above(evidence.root_before)):
             return replace(choice, category="user", subcategory="configuration", doc_id=None, by_signature=False,
                            why=f"{choice.why}; {stack[-1]} raised it on purpose, rejecting a value the job gave it")
         if stack:
@@ -433,7 +433,7 @@ def _stack_only_frames(before: list[str]) -> list[str]:
     the user's script: verl's reward code called on the wrong device ("verl/trainer/ppo/core_algos.py"),
     vLLM handed a numpy array by verl (verl-project/verl#772)."""
     packages: list[str] = []
-    for frame in frames(_traceback_above(before)):
+    for frame in frames(traceback_above(before)):
         if frame.package == STDLIB:
             continue  # Python's own library says nothing about whose code failed
         if frame.package is None:
@@ -441,19 +441,6 @@ def _stack_only_frames(before: list[str]) -> list[str]:
         if frame.package not in packages:
             packages.append(frame.package)
     return packages
-
-
-_SOURCE_OR_CARET = re.compile(r"^\s+\S|^\s*[~^]+\s*$")
-
-
-def _frame_run(lines: Iterable[str]) -> Iterator[str]:
-    """The lines (launcher prefix removed) for as long as they are traceback frames, their
-    indented source lines or carets."""
-    for line in lines:
-        text = lexicon.unprefixed(line)
-        if not (frames([text]) or _SOURCE_OR_CARET.match(text)):
-            return
-        yield text
 
 
 def _user_frame_in_original(after: list[str]) -> bool:
@@ -465,14 +452,7 @@ def _user_frame_in_original(after: list[str]) -> bool:
                    if "Original Traceback (most recent call last)" in lexicon.unprefixed(line)), None)
     if header is None:
         return False
-    return any(f.package is None for f in frames(list(_frame_run(after[header + 1 :]))))
-
-
-def _traceback_above(before: list[str]) -> list[str]:
-    """The traceback block right above the root: frame lines, their indented source lines and
-    carets, back to its header. Pasted excerpts often start mid-traceback, without the header."""
-    block = list(takewhile(lambda text: "Traceback (most recent call last)" not in text, _frame_run(reversed(before))))
-    return block[::-1] if frames(block) else []
+    return any(f.package is None for f in frames(list(frame_run(after[header + 1 :]))))
 
 
 def _names_module(doc: KnowledgeDoc | None, module: str) -> bool:
