@@ -86,6 +86,8 @@ from agent.extract import lexicon
         ("Set the environment variable HYDRA_FULL_ERROR=<NUM> for a complete stack trace.",
          "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "context"),
         ("run.sh: line <NUM>: <NUM> Aborted (core dumped) python train.py", "", "teardown"),
+        # The interpreter's shutdown report of a finalizer's exception (HappynessI/verl-for-AgentGym GRPO log).
+        ("Exception ignored in: <function ResourceTracker.__del__ at <HEX>>", "", "teardown"),
         # C++'s terminate handler indents the exception's message (horovod/horovod#1341): it is the message.
         ("what(): [enforce fail at <PATH>:<NUM>] ifa != nullptr. Unable to find address for: eth<NUM>",
          "  what():  [enforce fail at /tmp/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth0",

@@ -524,3 +524,21 @@ def test_start_up_warnings_the_program_logged_routine_work_after_are_no_companio
     events = extract(mine_job(logs, workers=1)).events
     assert "OutOfMemoryError" in events[0].template
     assert not any("lspci" in e.template for e in events)
+
+
+def test_an_exception_the_interpreter_ignored_at_shutdown_is_not_the_later_failure(tmp_path: Path) -> None:
+    # Real shape (HappynessI/verl-for-AgentGym textcraft GRPO log): Ray kills workers for host memory,
+    # training goes on, then Python reports a finalizer's exception it ignored while shutting down.
+    lines = ["(raylet) [2025-12-14 21:55:46,394 E 549447 549447] (raylet) node_manager.cc:3277: 3 Workers (tasks / "
+             "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node"]
+    lines += [f"[2025-12-14 21:56:{i:02d},000] INFO step:{i} - actor/loss:0.{i:02d}" for i in range(40)]
+    lines += ["Exception ignored in: <function ResourceTracker.__del__ at 0x7fb7cf1f4fe0>",
+              "Traceback (most recent call last):",
+              '  File "/home/wyh/miniconda3/envs/verl/lib/python3.12/site-packages/multiprocess/resource_tracker.py", '
+              "line 80, in __del__",
+              "AttributeError: '_thread.RLock' object has no attribute '_recursion_count'"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "train.log").write_text("\n".join(lines) + "\n")
+    events = extract(mine_job(logs, workers=1)).events
+    assert "killed due to memory pressure" in events[0].template

@@ -45,9 +45,14 @@ TEARDOWN = re.compile(
     # The shell reporting SIGABRT after the message that caused it ("terminate called after
     # throwing an instance of 'gloo::IoException' / what(): ... Connection refused / Aborted
     # (core dumped)", pytorch/pytorch#15592).
-    r"\baborted \(core dumped\)|^\s*aborted\s*$"
+    r"\baborted \(core dumped\)|^\s*aborted\s*$|"
+    # Python reporting, as the interpreter shuts down, an exception a finalizer raised and it could
+    # not pass on: "Exception ignored in: <function ResourceTracker.__del__ at 0x7fb7cf1f4fe0>" after
+    # Ray killed a worker for host memory (HappynessI/verl-for-AgentGym textcraft GRPO log).
+    r"^\s*Exception ignored in:"
     r")"
 )
+IGNORED_EXCEPTION = re.compile(r"^\s*Exception ignored in:")
 
 # Launcher and job-control words that are written in capitals when they report teardown.
 TEARDOWN_CAPS = re.compile(r"\bFAILED\b|\bKILLED\b|\bSIGTERM\b|\bSIGKILL\b|\bCANCELLED\b|\bABORTED\b")

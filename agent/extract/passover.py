@@ -181,6 +181,27 @@ def past_survived_error(
     return min(later, key=lambda pair: pair[0])[1] if later else root
 
 
+IGNORED_REPORT_LINES = 20  # how far above an exception its "Exception ignored in:" header may be
+
+
+def in_ignored_report(e: EventCandidate, mined: MinedJob, table: EventTable) -> bool:
+    """Whether the line ends the traceback of an exception the interpreter ignored at shutdown:
+    "Exception ignored in: <function ResourceTracker.__del__ at 0x7fb7cf1f4fe0>", its frames, then
+    "AttributeError: '_thread.RLock' object has no attribute '_recursion_count'" (HappynessI/verl-for-
+    AgentGym textcraft GRPO log). Nothing failed there that the job needed."""
+    stats = table.events[e.tid]
+    node = stats.first_node()
+    log = mined.nodes[node]
+    pos = stats.per_node[node].first_pos
+    for p in range(pos - 1, max(-1, pos - 1 - IGNORED_REPORT_LINES), -1):
+        text = mined.miner.template(int(log.template[p]))
+        if lexicon.IGNORED_EXCEPTION.match(text):
+            return True
+        if lexicon.role_of(text) != "context":
+            return False
+    return False
+
+
 def _program_logged_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
     """The line by which a program had started logging normally after an unstamped error:
     the shell's set-up complaints (Lmod's "The following module(s) are unknown" above a

@@ -30,6 +30,7 @@ from .passover import (
     earliest_in_file,
     earliest_on_node,
     first_line,
+    in_ignored_report,
     innermost_stack_entry,
     is_fatal_line,
     latest_time,
@@ -278,7 +279,8 @@ def select(
         # ("    assert num_samples > 0" / "AssertionError", aws-samples/awsome-distributed-training).
         and (lexicon.informative_words(e.template) >= w.root_min_words or lexicon.is_exception_line(e.template) or e.known)
     ]
-    roots_pool = sorted((e for e in in_window if e.role in ("candidate", "wait")), key=key)
+    roots_pool = sorted((e for e in in_window if e.role in ("candidate", "wait") and not in_ignored_report(e, mined, table)),
+                        key=key)
     cascades = sorted((e for e in in_window if e.role in ("wait", "teardown")), key=key)
     if not roots_pool:
         # Only teardown is left (a silent node, a dead host): it is the evidence.
