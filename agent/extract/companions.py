@@ -18,11 +18,11 @@ import numpy as np
 from ..mining import MinedJob
 from . import lexicon
 from .events import ERROR_LEVEL, INFO_LEVEL, EventCandidate, first_position, first_sample
+from .passover import PROGRAM_LINES
 from .table import EventTable
 from .weights import Weights
 
 MAX_EVENTS = 5  # root plus companions reported
-ROUTINE_LINES = 3  # stamped INFO lines that show the program went on working
 NO_LEVEL = 0  # mining.LEVEL_CODES[None]
 
 
@@ -46,7 +46,7 @@ def _carried_on_past(root: EventCandidate, mined: MinedJob, table: EventTable) -
         if mine is None or mine.first_pos >= root_pos:
             return False
         routine = log.stamped[mine.first_pos + 1:root_pos] & (log.level[mine.first_pos + 1:root_pos] == INFO_LEVEL)
-        if int(np.count_nonzero(routine)) >= ROUTINE_LINES:
+        if int(np.count_nonzero(routine)) >= PROGRAM_LINES:
             return True
         if not found:
             steps = training_positions(mined, node)

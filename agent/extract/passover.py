@@ -95,16 +95,16 @@ def past_startup_noise(
     instead") is start-up noise in the same way, timestamps or not."""
     fallback = lexicon.announces_fallback(root.template)
     resumed = _program_logged_after(root, mined, table)
-    trained = _trained_after(root, mined, table)
-    if not fallback and resumed is None and trained is None and (
+    went_on = _went_on_after(root, mined, table)
+    if not fallback and resumed is None and went_on is None and (
             not math.isnan(root.first_ts) or is_fatal_line(root, mined, table)):
         return root
     source, line = first_line(root, mined, table)
     after = line + weights.surfacing_lines if resumed is None else min(resumed, line + weights.surfacing_lines)
     if fallback:  # it said itself that it carried on: any fatal line after it is what stopped the job
         after = line
-    elif trained is not None:  # it went on working: a fatal line after that stopped the job
-        after = trained
+    elif went_on is not None:  # it went on working: a fatal line after that stopped the job
+        after = went_on
     later = []
     for e in eligible:
         e_source, e_line = first_line(e, mined, table)
@@ -119,10 +119,10 @@ def past_startup_noise(
     return min(later, key=lambda pair: pair[0])[1] if later else root
 
 
-PROGRAM_LINES = 3  # stamped lines of normal logging that show a program ran on
+PROGRAM_LINES = 3  # stamped lines of normal logging that show a program ran on (also ``companions``)
 
 
-def _trained_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
+def _went_on_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
     """The line by which the root's node went on working after a root that is only a warning: its
     first training step, or its third routine stamped INFO line. The program carried on past the
     warning, so it did not stop the job, however close in time the end came: verl's "[root][WARNING]
@@ -256,9 +256,9 @@ def underlying_error(
             and stats.first_pos < mine.first_pos
             and lines_apart <= weights.surfacing_lines
         )
-        # Not a warning the program went on working after (``_trained_after``): torchtitan's start-up
+        # Not a warning the program went on working after (``_went_on_after``): torchtitan's start-up
         # "WARNING - Error running lspci" is no cause of the first step's CUDA OOM.
-        went_on = _trained_after(e, mined, table) if before else None
+        went_on = _went_on_after(e, mined, table) if before else None
         if went_on is not None and went_on < int(lineno[mine.first_pos]):
             continue
         if before and (best is None or stats.first_pos < table.events[best.tid].per_node[node].first_pos):
