@@ -469,6 +469,14 @@ def test_an_undated_stop_signal_does_not_precede_a_dated_error_it_may_have_follo
     assert "Xid" in ex.events[0].template
 
 
+def root_events(tmp_path: Path, name: str, lines: list[str]) -> list[EventCandidate]:
+    """The root and companions l4 extracts from a one-file job of ``lines`` (rewritten each call)."""
+    logs = tmp_path / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / name).write_text("\n".join(lines) + "\n")
+    return extract(mine_job(logs, workers=1)).events
+
+
 def test_a_warning_the_job_trained_past_is_neither_root_nor_companion(tmp_path: Path) -> None:
     # Real shape (HappynessI/verl-for-AgentGym textcraft SFT log): verl warns "Token mismatch detected!"
     # on every batch from start-up on; three steps into the first epoch a DataLoader worker raises,
@@ -493,15 +501,11 @@ def test_a_warning_the_job_trained_past_is_neither_root_nor_companion(tmp_path: 
               '  File "/Data/wyh/verl/verl/utils/dataset/multiturn_sft_dataset.py", line 362, in __getitem__',
               '    raise ValueError(f"{sequence_length=} is larger than {self.max_length=}")',
               "ValueError: sequence_length=5284 is larger than self.max_length=4096"]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "train.log").write_text("\n".join(lines) + "\n")
-    events = extract(mine_job(logs, workers=1)).events
+    events = root_events(tmp_path, "train.log", lines)
     assert events[0].template.startswith("ValueError: sequence_length=")
     assert not any("Token mismatch" in e.template for e in events)
     # Before any training step, close above the exception, the warning is still the first sign.
-    (logs / "train.log").write_text("\n".join([warn.format(46), *lines[-12:]]) + "\n")
-    assert "Token mismatch" in extract(mine_job(logs, workers=1)).events[0].template
+    assert "Token mismatch" in root_events(tmp_path, "train.log", [warn.format(46), *lines[-12:]])[0].template
 
 
 def test_start_up_warnings_the_program_logged_routine_work_after_are_no_companions(tmp_path: Path) -> None:
@@ -518,10 +522,7 @@ def test_start_up_warnings_the_program_logged_routine_work_after_are_no_companio
              '[rank0]:   File "/root/w/main/torchtitan/trainer.py", line 378, in train_step',
              "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 640.00 MiB. GPU 0 has a total "
              "capacity of 79.18 GiB of which 114.62 MiB is free."]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "run.log").write_text("\n".join(lines) + "\n")
-    events = extract(mine_job(logs, workers=1)).events
+    events = root_events(tmp_path, "run.log", lines)
     assert "OutOfMemoryError" in events[0].template
     assert not any("lspci" in e.template for e in events)
 
@@ -537,8 +538,5 @@ def test_an_exception_the_interpreter_ignored_at_shutdown_is_not_the_later_failu
               '  File "/home/wyh/miniconda3/envs/verl/lib/python3.12/site-packages/multiprocess/resource_tracker.py", '
               "line 80, in __del__",
               "AttributeError: '_thread.RLock' object has no attribute '_recursion_count'"]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "train.log").write_text("\n".join(lines) + "\n")
-    events = extract(mine_job(logs, workers=1)).events
+    events = root_events(tmp_path, "train.log", lines)
     assert "killed due to memory pressure" in events[0].template

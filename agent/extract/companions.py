@@ -13,12 +13,10 @@ import math
 import re
 from collections.abc import Callable
 
-import numpy as np
-
 from ..mining import MinedJob
 from . import lexicon
-from .events import ERROR_LEVEL, INFO_LEVEL, EventCandidate, first_position, first_sample
-from .passover import PROGRAM_LINES
+from .events import ERROR_LEVEL, EventCandidate, first_position, first_sample
+from .passover import went_on_at
 from .table import EventTable
 from .weights import Weights
 
@@ -27,32 +25,22 @@ NO_LEVEL = 0  # mining.LEVEL_CODES[None]
 
 
 def _carried_on_past(root: EventCandidate, mined: MinedJob, table: EventTable) -> Callable[[EventCandidate], bool]:
-    """Whether an event came before the root's node went on working: a training step, or a run
-    of routine stamped INFO lines, between it and the root. Then it is not part of the fault that
-    stopped the job, however close in time: verl's per-batch "[root][WARNING] - Token mismatch
-    detected!" before the DataLoader's ValueError three steps in (HappynessI/verl-for-AgentGym
-    textcraft SFT log); torchtitan's start-up "WARNING - Error running lspci" before the optimizer
-    and trainer INFO lines and the first step's CUDA OOM (QIU023/torchtitan_attention_residual run.log)."""
-    from .stages import training_positions
-
+    """Whether an event came before the root's node went on working (``passover.went_on_at``: a
+    training step, or a run of routine stamped INFO lines, before the root). Then it is not part of
+    the fault that stopped the job, however close in time: verl's per-batch "[root][WARNING] - Token
+    mismatch detected!" before the DataLoader's ValueError three steps in (HappynessI/verl-for-
+    AgentGym textcraft SFT log); torchtitan's start-up "WARNING - Error running lspci" before the
+    optimizer and trainer INFO lines and the first step's CUDA OOM (QIU023/torchtitan_attention_residual run.log)."""
     stats = table.events[root.tid]
     node = stats.first_node()
     root_pos = stats.per_node[node].first_pos
-    log = mined.nodes[node]
-    found: list[np.ndarray] = []  # the node's training steps before the root, read once when first needed
 
     def past(e: EventCandidate) -> bool:
         mine = table.events[e.tid].per_node.get(node)
         if mine is None or mine.first_pos >= root_pos:
             return False
-        routine = log.stamped[mine.first_pos + 1:root_pos] & (log.level[mine.first_pos + 1:root_pos] == INFO_LEVEL)
-        if int(np.count_nonzero(routine)) >= PROGRAM_LINES:
-            return True
-        if not found:
-            steps = training_positions(mined, node)
-            found.append(steps[steps < root_pos])
-        steps = found[0]
-        return bool(np.any((steps > mine.first_pos) & (log.template[steps] != e.tid)))
+        went_on = went_on_at(mined, node, mine.first_pos, e.tid)
+        return went_on is not None and went_on < root_pos
 
     return past
 

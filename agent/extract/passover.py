@@ -122,30 +122,37 @@ def past_startup_noise(
 PROGRAM_LINES = 3  # stamped lines of normal logging that show a program ran on (also ``companions``)
 
 
-def _went_on_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
-    """The line by which the root's node went on working after a root that is only a warning: its
-    first training step, or its third routine stamped INFO line. The program carried on past the
-    warning, so it did not stop the job, however close in time the end came: verl's "[root][WARNING]
-    - Token mismatch detected!" on every batch from start-up to the DataLoader's "ValueError:
-    sequence_length=5284 is larger than self.max_length=4096" three steps in (HappynessI/verl-for-
-    AgentGym textcraft SFT log); torchtitan's "WARNING - Error running lspci" before its optimizer and
-    trainer INFO lines and the first step's CUDA OOM (QIU023/torchtitan_attention_residual run.log).
-    None when the root is an error or nothing routine followed it."""
+def went_on_at(mined: MinedJob, node: str, pos: int, tid: int) -> int | None:
+    """The position by which a node went on working after its line ``pos`` (of template ``tid``):
+    its first training step, or its third routine stamped INFO line, after it. None when nothing
+    routine followed."""
     from .stages import training_positions
 
-    stats = table.events[root.tid]
-    if stats.max_level != WARNING_LEVEL or is_fatal_line(root, mined, table):
-        return None
-    node = stats.first_node()
     log = mined.nodes[node]
-    pos = stats.per_node[node].first_pos
     steps = training_positions(mined, node)
-    steps = steps[(steps > pos) & (log.template[steps] != root.tid)]
+    steps = steps[(steps > pos) & (log.template[steps] != tid)]
     routine = pos + 1 + np.flatnonzero(log.stamped[pos + 1:] & (log.level[pos + 1:] == INFO_LEVEL))
     went_on = [int(steps[0])] if len(steps) else []
     if len(routine) >= PROGRAM_LINES:
         went_on.append(int(routine[PROGRAM_LINES - 1]))
-    return int(log.lineno[min(went_on)]) if went_on else None
+    return min(went_on) if went_on else None
+
+
+def _went_on_after(root: EventCandidate, mined: MinedJob, table: EventTable) -> int | None:
+    """The line by which the root's node went on working after a root that is only a warning
+    (``went_on_at``). The program carried on past the warning, so it did not stop the job, however
+    close in time the end came: verl's "[root][WARNING] - Token mismatch detected!" on every batch
+    from start-up to the DataLoader's "ValueError: sequence_length=5284 is larger than
+    self.max_length=4096" three steps in (HappynessI/verl-for-AgentGym textcraft SFT log);
+    torchtitan's "WARNING - Error running lspci" before its optimizer and trainer INFO lines and the
+    first step's CUDA OOM (QIU023/torchtitan_attention_residual run.log). None when the root is an
+    error or nothing routine followed it."""
+    stats = table.events[root.tid]
+    if stats.max_level != WARNING_LEVEL or is_fatal_line(root, mined, table):
+        return None
+    node = stats.first_node()
+    went_on = went_on_at(mined, node, stats.per_node[node].first_pos, root.tid)
+    return int(mined.nodes[node].lineno[went_on]) if went_on is not None else None
 
 
 def past_survived_error(

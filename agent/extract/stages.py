@@ -251,7 +251,11 @@ def stage_of_template(template: str) -> str | None:
 
 def training_positions(mined: MinedJob, node: str) -> np.ndarray:
     """Positions in a node's log of lines that mark a training step (a step's progress line). The
-    raw line decides too: Drain can merge a bar's "30%|███" into one wildcard."""
+    raw line decides too: Drain can merge a bar's "30%|███" into one wildcard. Read once per node."""
+    key = f"training_positions:{node}"
+    cached = mined.derived.get(key)
+    if isinstance(cached, np.ndarray):
+        return cached
     log = mined.nodes[node]
 
     def marks_training(tid: int) -> bool:
@@ -259,7 +263,9 @@ def training_positions(mined: MinedJob, node: str) -> np.ndarray:
         return any(stage_of_template(text) == "training" for text in texts)
 
     training = [int(t) for t in np.unique(log.template) if marks_training(int(t))]
-    return np.flatnonzero(np.isin(log.template, training))
+    found = np.flatnonzero(np.isin(log.template, training))
+    mined.derived[key] = found
+    return found
 
 
 def stage_marks(mined: MinedJob, progress_tids: set[int]) -> dict[int, str]:
