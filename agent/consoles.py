@@ -130,6 +130,12 @@ def detect_console(lines: Iterable[str]) -> ConsoleFormat | None:
     """The launcher prefix style of a file's first lines, if it is a combined console."""
     counts = {fmt.name: 0 for fmt in CONSOLE_FORMATS}
     ranks: dict[str, Counter[str]] = {fmt.name: Counter() for fmt in CONSOLE_FORMATS}
+    # srun prefixes only what its tasks print: the batch script's own preamble (module loads, an
+    # environment dump, the command echoed) comes before the first task line and says nothing
+    # about the rest, so srun's share counts from its first prefixed line. (Bracketed prefixes
+    # need no such care: their share is small already, and PyTorch 2 prints them only in crash
+    # reports, which must not turn a node's own file into a console.)
+    first_seen: dict[str, int] = {}
     total = 0
     for raw in lines:
         line = without_ansi(raw)
@@ -139,16 +145,21 @@ def detect_console(lines: Iterable[str]) -> ConsoleFormat | None:
             if m:
                 counts[fmt.name] += 1
                 ranks[fmt.name][m.group(1)] += 1
+                first_seen.setdefault(fmt.name, total)
                 break
         if total >= CONSOLE_SNIFF_LINES:
             break
     if not total:
         return None
+
+    def since_first(name: str) -> int:
+        return total - first_seen.get(name, 1) + 1 if name == "srun" else total
+
     qualified = [
         fmt for fmt in CONSOLE_FORMATS
         if (len([r for r, n in ranks[fmt.name].items() if n >= _CONSOLE_MIN_PER_RANK[fmt.name]]) >= 2
-            and counts[fmt.name] / total >= _CONSOLE_MIN_SHARE[fmt.name])
-        or _one_task_srun(fmt, ranks[fmt.name], total)
+            and counts[fmt.name] / since_first(fmt.name) >= _CONSOLE_MIN_SHARE[fmt.name])
+        or _one_task_srun(fmt, ranks[fmt.name], since_first(fmt.name))
     ]
     if len(qualified) <= 1:
         return qualified[0] if qualified else None

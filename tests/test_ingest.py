@@ -273,6 +273,26 @@ def test_srun_with_one_task_is_still_a_console(tmp_path: Path) -> None:
     assert {line.node for line in _lines(tmp_path)[0]} == {"output.err"}
 
 
+def test_srun_console_behind_a_long_batch_preamble_is_still_split(tmp_path: Path) -> None:
+    # A batch script that prints nvidia-smi on each node before its job step (the table of
+    # rcc-uchicago/pedramh-profiling e3sm_train_3166345.o) and then srun -l's output (the step
+    # lines of sparticlesteve/pytorch-nccl-hang slurm-8384637.out): the preamble is most of the
+    # file's head, but srun prefixes only what its tasks print.
+    smi = [
+        "+-----------------------------------------------------------------------------------------+",
+        "| NVIDIA-SMI 590.48.01              Driver Version: 590.48.01      CUDA Version: 13.1     |",
+        "|   0  NVIDIA H100                    On  |   00000000:4C:00.0 Off |                    0 |",
+        "| N/A   19C    P0             66W /  700W |       0MiB /  95830MiB |      0%      Default |",
+    ] * 60
+    steps = [f"{r:2d}: RANK {r}: running step {i}/10" for i in range(1, 6) for r in range(16)]
+    (tmp_path / "slurm-8384637.out").write_text("\n".join(smi + steps) + "\n")
+    lines, _ = _lines(tmp_path)
+    assert {line.node for line in lines} == {"slurm-8384637"} | {f"rank{r}" for r in range(16)}
+    # Numbered lines that do not recur per rank are still ordinary text after a preamble.
+    (tmp_path / "slurm-8384637.out").write_text("\n".join(smi + [f"{i}: item {i}" for i in range(60)]) + "\n")
+    assert {line.node for line in _lines(tmp_path)[0]} == {"slurm-8384637"}
+
+
 def _node_files(tmp_path: Path, start_minutes: tuple[int, int], ranks: tuple[range, range]) -> None:
     """Two files whose worker lines carry torchrun's [defaultN]: prefixes, each written over ten minutes."""
     for name, start, rs in zip(("gpu-node-1", "gpu-node-2"), start_minutes, ranks, strict=True):
