@@ -158,6 +158,25 @@ def test_malformed_label_names_file_and_problem(dataset: Path, content: str, pro
     assert problem in str(info.value)
 
 
+def test_fields_another_tool_added_are_ignored_with_a_warning(dataset: Path) -> None:
+    # Another author's labels carried a key of their own on every fault event; with a listener
+    # the dataset still loads and the field is named once, without one it stays an error.
+    label = LABELS["c1"] | {"fault_events": [{**e, "key": "nccl_ib"} for e in LABELS["c1"]["fault_events"]],
+                            "generator": "gen.py"}
+    (dataset / "cases" / "c1" / "label.json").write_text(json.dumps(label))
+    heard: list[str] = []
+    cases = load_cases(dataset, warn=heard.append)
+    assert [e.id for e in cases[0].label.fault_events] == ["e1", "e2"]
+    assert heard == ["label field 'fault_events[].key' is not in CONTRACTS.md: ignored (1 label(s))",
+                     "label field 'generator' is not in CONTRACTS.md: ignored (1 label(s))"]
+    with pytest.raises(DatasetError, match="generator"):
+        load_cases(dataset)
+    # A wrong value is never waved through, listener or not.
+    (dataset / "cases" / "c1" / "label.json").write_text(json.dumps(label | {"stage": "warmup"}))
+    with pytest.raises(DatasetError, match="stage"):
+        load_cases(dataset, warn=heard.append)
+
+
 def test_missing_label_and_empty_dataset(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="no cases/"):
         load_cases(tmp_path)

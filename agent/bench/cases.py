@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +30,29 @@ class Case:
     split: str = ""  # the case's side of the dataset's split (see ``assign_splits``)
 
 
-def _read_label(path: Path) -> Label:
+def _without_extra_fields(data: object, exc: ValidationError) -> tuple[object, set[str]] | None:
+    """The label data without the fields CONTRACTS does not define, and their names
+    (``fault_events[].key``), when those fields are all that is wrong; else None.
+
+    Another tool's labels may carry fields of their own (CONTRACTS grows by optional fields),
+    and one unknown key must not make a whole dataset unreadable. ``l4 bench`` names them in
+    a warning; ``agent.labelcheck`` still refuses them, so a typo in our corpus never passes."""
+    errors = exc.errors()
+    if not errors or any(err["type"] != "extra_forbidden" for err in errors):
+        return None
+    data = copy.deepcopy(data)
+    names: set[str] = set()
+    for err in errors:
+        *parents, key = err["loc"]
+        holder = data
+        for step in parents:
+            holder = holder[step]  # type: ignore[index]
+        holder.pop(key, None)  # type: ignore[union-attr]
+        names.add(".".join("[]" if isinstance(step, int) else str(step) for step in err["loc"]).replace(".[]", "[]"))
+    return data, names
+
+
+def _read_label(path: Path, ignored: Counter[str] | None = None) -> Label:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -37,29 +62,37 @@ def _read_label(path: Path) -> Label:
     try:
         label = Label.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}" for err in exc.errors()
-        )
-        raise DatasetError(f"{path}: invalid label: {problems}", "see label.json in CONTRACTS.md") from None
+        stripped = _without_extra_fields(data, exc) if ignored is not None else None
+        if stripped is None:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}" for err in exc.errors()
+            )
+            raise DatasetError(f"{path}: invalid label: {problems}", "see label.json in CONTRACTS.md") from None
+        data, names = stripped
+        assert ignored is not None
+        ignored.update(names)
+        label = Label.model_validate(data)  # only fields CONTRACTS does not define were removed
     for event in label.fault_events:
         if not any(event.lines.values()):
             raise DatasetError(f"{path}: fault event {event.id!r} lists no lines", "give its (node, line) pairs")
     return label
 
 
-def load_cases(dataset: Path) -> list[Case]:
+def load_cases(dataset: Path, warn: Callable[[str], None] | None = None) -> list[Case]:
     """Every case of ``dataset`` in case-id order, labels validated, splits assigned.
 
     Raises ``DatasetError`` naming the file and the problem on a missing or bad label,
-    a case without ``logs/``, or a dataset without cases.
+    a case without ``logs/``, or a dataset without cases. With ``warn``, label fields that
+    CONTRACTS does not define are ignored and named once each through it.
     """
+    ignored: Counter[str] | None = Counter() if warn is not None else None
     dataset = Path(dataset)
     cases_dir = dataset / "cases"
     if not cases_dir.is_dir():
         raise DatasetError(f"{dataset}: no cases/ directory", "a dataset is DATASET/cases/<id>/{logs,label.json}")
     cases: list[Case] = []
     for case_dir in sorted(p for p in cases_dir.iterdir() if p.is_dir()):
-        label = _read_label(case_dir / "label.json")
+        label = _read_label(case_dir / "label.json", ignored)
         job_dir = case_dir / "logs"
         if not job_dir.is_dir():
             raise DatasetError(f"{job_dir}: missing", "put the case's log files under logs/")
@@ -69,6 +102,9 @@ def load_cases(dataset: Path) -> list[Case]:
         cases.append(Case(case_dir.name, job_dir, label, normal))
     if not cases:
         raise DatasetError(f"{cases_dir}: no cases", "a dataset needs at least one cases/<id>/ directory")
+    if warn is not None and ignored:
+        for name, count in sorted(ignored.items()):
+            warn(f"label field {name!r} is not in CONTRACTS.md: ignored ({count} label(s))")
     return cases
 
 

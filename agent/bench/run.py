@@ -123,15 +123,17 @@ def run_bench(
     progress: Callable[[int, int], None] | None = None,
     limit: int | None = None,
     use_prior: bool = USE_PRIOR_BY_DEFAULT,
+    warn: Callable[[str], None] | None = None,
 ) -> BenchReport:
     """Analyse and score every case of ``dataset`` (optionally one split, the first ``limit``).
 
     Cases run in parallel over a process pool (``workers`` defaults to the CPU count;
     ``workers=1`` runs in this process). Results keep case order; ``progress(done, total)``
-    is called as each case finishes.
+    is called as each case finishes. ``warn`` hears about label fields CONTRACTS does not define
+    (ignored); without it they are an error.
     """
     t0 = time.perf_counter()
-    cases = select(Path(dataset), load_cases(Path(dataset)), split)
+    cases = select(Path(dataset), load_cases(Path(dataset), warn), split)
     if limit is not None:
         cases = cases[: max(limit, 0)]
     total = len(cases)

@@ -178,6 +178,7 @@ def bench(
         report = run_bench(
             dataset, split=None if split is Split.all else split.value, use_normal=not no_normal,
             workers=workers, progress=callback, limit=limit, use_prior=prior,
+            warn=lambda message: _print_warnings([message]),
         )
     if fmt is ReportFormat.json:
         text = json.dumps(report.to_json_dict(), indent=2)
