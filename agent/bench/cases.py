@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -30,7 +31,7 @@ class Case:
     split: str = ""  # the case's side of the dataset's split (see ``assign_splits``)
 
 
-def _without_extra_fields(data: object, exc: ValidationError) -> tuple[object, set[str]] | None:
+def _without_extra_fields(data: Any, exc: ValidationError) -> tuple[Any, set[str]] | None:
     """The label data without the fields CONTRACTS does not define, and their names
     (``fault_events[].key``), when those fields are all that is wrong; else None.
 
@@ -46,8 +47,8 @@ def _without_extra_fields(data: object, exc: ValidationError) -> tuple[object, s
         *parents, key = err["loc"]
         holder = data
         for step in parents:
-            holder = holder[step]  # type: ignore[index]
-        holder.pop(key, None)  # type: ignore[union-attr]
+            holder = holder[step]
+        holder.pop(key, None)
         names.add(".".join("[]" if isinstance(step, int) else str(step) for step in err["loc"]).replace(".[]", "[]"))
     return data, names
 
