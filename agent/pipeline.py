@@ -148,7 +148,7 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         )
     from .extract.events import first_position
     from .extract.iterations import last_logged
-    from .extract.stages import likely_stage
+    from .extract.stages import is_data_pipeline_death, likely_stage
 
     stage = _traceback_stage(mined, extraction, events_out) or extraction.stage
     if stage == "init" and not extraction.timeline.has_training:
@@ -159,6 +159,8 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
     symptom = extraction.symptom
     if symptom == "launching_failure" and stage in ("training", "checkpoint"):
         symptom = "training_crash"  # the traceback shows training had begun
+    if stage == "training" and any(is_data_pipeline_death(o.text) for ev in events_out[:1] for o in ev.occurrences[:1]):
+        stage = "data_loading"  # the step it was in only waited on a batch that never came
     return Diagnosis(
         job=job,
         symptom=symptom,
@@ -186,7 +188,20 @@ def _launcher_after_its_rank(mined: MinedJob, ranked: list[NodeOut]) -> list[Nod
         log = mined.nodes.get(other.node)
         if log is not None and log.source == first.source and set(other.aliases) & set(ranked[0].aliases[:1]):
             return [other, *ranked[:i], *ranked[i + 1:]]
-    return ranked
+    # The ranks on a failed host often print nothing at the end (they died with it): the first rank
+    # whose own lines name that host (NCCL's "56: gpu-st-p5-19:31119:31119 [0] NCCL INFO ..." under
+    # "srun: error: Node failure on gpu-st-p5-19", independent corpus H, c14) is the node that failed.
+    host = ranked[0].aliases[0] if ranked[0].aliases else None
+    ran_there = sorted(
+        (name for name, log in mined.nodes.items()
+         if host and name != ranked[0].node and log.source == first.source
+         and host in aliases_from([t for samples in log.samples.values() for t in samples], name)),
+        key=lambda name: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)],
+    )
+    if not ran_there:
+        return ranked
+    return [NodeOut(node=ran_there[0], score=ranked[0].score, reason=f"ran on {host}, which the console reports failed",
+                    aliases=[host]), *ranked]
 
 
 def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[EventOut]) -> str | None:

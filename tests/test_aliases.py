@@ -142,3 +142,9 @@ def test_a_consoles_own_srun_lines_give_the_lead_to_the_rank_on_the_host_they_na
     lost = NodeOut(node="rank2", score=0.33, reason="stopped logging before the others", aliases=["dgx130", "10.10.20.40"])
     assert [n.node for n in _launcher_after_its_rank(mined, [launcher, peer, lost])] == ["rank2", "slurm-667887", "rank0"]
     assert [n.node for n in _launcher_after_its_rank(mined, [peer, launcher, lost])] == ["rank0", "slurm-667887", "rank2"]
+    # The rank on the failed host need not be ranked at all (it died without a word): it is found by
+    # the host its own lines name, and leads; with no rank on that host the order stays.
+    ranked = [n.node for n in _launcher_after_its_rank(mined, [launcher, peer])]
+    assert ranked == ["rank2", "slurm-667887", "rank0"]
+    elsewhere = NodeOut(node="slurm-667887", score=0.63, reason="prints the root event", aliases=["dgx999"])
+    assert [n.node for n in _launcher_after_its_rank(mined, [elsewhere, peer])] == ["slurm-667887", "rank0"]

@@ -140,3 +140,23 @@ def test_a_single_progress_line_in_an_excerpt_is_never_an_event(tmp_path: Path) 
     assert len(progress_reports(mined)) == 1
     root = extract(mined).events[0].template
     assert "uncorrectable ECC" in root
+
+
+def test_megatrons_printed_step_time_shows_a_slowdown_its_unstamped_lines_cannot(tmp_path: Path) -> None:
+    # Megatron's iteration lines carry no timestamp but print their own duration (bigscience tr1-13B:
+    # "iteration 43680/ 311541 | consumed samples: 25709904 | elapsed time per iteration (ms): 25593.4 | ...").
+    # A link or a GPU going bad shows as that duration doubling and staying so; the onset is the report.
+    from agent.pipeline import Diagnoser
+
+    row = ("[default7]: iteration {:>8}/  250000 | consumed samples: {:>12} | elapsed time per iteration (ms): {} | "
+           "learning rate: 3.000000E-04 | global batch size:  1024 | lm loss: 2.087759E+00 | loss scale: 1.0 |")
+    lines = [row.format(i, i * 1024, 2500.0 + (i % 7) * 10 if i < 1317 else 4600.0 + (i % 5) * 30) for i in range(1280, 1360)]
+    logs = tmp_path / "job"
+    logs.mkdir()
+    (logs / "ascend-910b-41.log").write_text("\n".join(lines) + "\n")
+    diagnosis = Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1)
+    assert diagnosis.iterations[:1] == [1317]
+    assert diagnosis.symptom == "abnormal_behavior"
+    # The same run at an even pace has no slowdown to date.
+    (logs / "ascend-910b-41.log").write_text("\n".join(row.format(i, i * 1024, 2500.0) for i in range(1280, 1360)) + "\n")
+    assert Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1).symptom != "abnormal_behavior"

@@ -540,3 +540,24 @@ def test_an_exception_the_interpreter_ignored_at_shutdown_is_not_the_later_failu
               "AttributeError: '_thread.RLock' object has no attribute '_recursion_count'"]
     events = root_events(tmp_path, "train.log", lines)
     assert "killed due to memory pressure" in events[0].template
+
+
+def test_a_report_that_ends_by_saying_the_launch_goes_on_was_survived(tmp_path: Path) -> None:
+    # Real lines (sajal-vt/Megatron-DeepSpeed-Summit gpt3-megatron.3314739.e): jsrun's complaint about
+    # a missing set-up script spans five lines and only its last says the launch goes on; every
+    # rank then fails to import transformers.
+    jsrun = ["Error: SMPI environment generator script not found at:",
+             "Path : /gpfs/alpine2/stf218/world-shared/sajal/moe-env/bin/alias.pl",
+             "Error: No such file or directory",
+             "Warning. Failed to setup the Spectrum MPI environment.",
+             "Continuing to launch. Beware, the Spectrum MPI environment may not be completely setup."]
+    rank = ["Traceback (most recent call last):",
+            '  File "/gpfs/alpine2/stf218/world-shared/sajal/Megatron-DeepSpeed/pretrain_gpt.py", line 8, in <module>',
+            "    from megatron.training import pretrain",
+            "ModuleNotFoundError: No module named 'transformers'"]
+    events = root_events(tmp_path, "gpt3-megatron.3314739.e.log", ["", *jsrun, *rank * 6])
+    assert events[0].template == "ModuleNotFoundError: No module named 'transformers'"
+    assert not any("SMPI" in e.template or "Spectrum" in e.template for e in events)
+    # The same complaint without the last line is a report nothing says was survived.
+    events = root_events(tmp_path, "gpt3-megatron.3314739.e.log", ["", *jsrun[:4], *rank * 6])
+    assert events[0].template.startswith("Error: SMPI environment")

@@ -235,6 +235,29 @@ def test_an_excerpt_with_no_stage_marker_takes_the_stage_its_message_most_likely
                                "exception."]) == "data_loading"
 
 
+def test_a_data_loader_worker_dying_mid_training_is_data_loading(tmp_path: Path) -> None:
+    # Steps were running, then a DataLoader worker died of a bus error (the worker's report and the
+    # main process's RuntimeError, pangeo-data/pangeo-docker-images#258): the step only waited on a
+    # batch; the data pipeline is what failed. The iteration stays the step it died in.
+    from agent.pipeline import Diagnoser
+
+    lines = [f"2024-09-15 05:1{i // 10}:{i % 10}0,000 INFO iteration {i}/1000 | lm loss: 2.{i:02d}" for i in range(1, 41)]
+    lines += ["2024-09-15 05:19:37,102 ERROR: Unexpected bus error encountered in worker. This might be caused by "
+              "insufficient shared memory (shm).",
+              "2024-09-15 05:19:39,147 RuntimeError: DataLoader worker (pid 239) is killed by signal: Bus error."]
+    logs = tmp_path / "job"
+    logs.mkdir()
+    (logs / "worker-0.log").write_text("\n".join(lines) + "\n")
+    diagnosis = Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1)
+    assert diagnosis.stage == "data_loading"
+    assert diagnosis.symptom == "training_crash"
+    assert diagnosis.iterations[:1] == [41]  # the step after the last one logged
+    # A step's own failure after the same steps stays training.
+    (logs / "worker-0.log").write_text("\n".join([*lines[:40], "2024-09-15 05:19:37,102 torch.OutOfMemoryError: "
+                                                                "CUDA out of memory. Tried to allocate 2.00 GiB"]) + "\n")
+    assert Diagnoser(reasoner="offline", library=None, kb=None).diagnose(logs, workers=1).stage == "training"
+
+
 def test_megatrons_training_start_stamp_marks_training() -> None:
     # bigscience-workshop/bigscience meg_gpt2 Slurm logs
     assert stage_of_template("[before the start of training step] datetime: <TS>") == "training"

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from ..mining import MinedJob
 from . import lexicon
 from .events import ERROR_LEVEL, EventCandidate, first_position, first_sample
-from .passover import went_on_at
+from .passover import carried_on_at, went_on_at
 from .table import EventTable
 from .weights import Weights
 
@@ -27,7 +27,8 @@ NO_LEVEL = 0  # mining.LEVEL_CODES[None]
 def _carried_on_past(root: EventCandidate, mined: MinedJob, table: EventTable) -> Callable[[EventCandidate], bool]:
     """Whether an event came before the root's node went on working (``passover.went_on_at``: a
     training step, or a run of routine stamped INFO lines, before the root). Then it is not part of
-    the fault that stopped the job, however close in time: verl's per-batch "[root][WARNING] - Token
+    the fault that stopped the job, however close in time (nor when its report said the program
+    carried on, ``passover.carried_on_at``): verl's per-batch "[root][WARNING] - Token
     mismatch detected!" before the DataLoader's ValueError three steps in (HappynessI/verl-for-
     AgentGym textcraft SFT log); torchtitan's start-up "WARNING - Error running lspci" before the
     optimizer and trainer INFO lines and the first step's CUDA OOM (QIU023/torchtitan_attention_residual run.log)."""
@@ -40,7 +41,12 @@ def _carried_on_past(root: EventCandidate, mined: MinedJob, table: EventTable) -
         if mine is None or mine.first_pos >= root_pos:
             return False
         went_on = went_on_at(mined, node, mine.first_pos, e.tid)
-        return went_on is not None and went_on < root_pos
+        if went_on is not None and went_on < root_pos:
+            return True
+        # A report ending in "Continuing to launch." was survived; a line that itself says it will
+        # retry is still part of the fault's story (a refused connection retried until a timeout).
+        carried_on = carried_on_at(mined, node, mine.first_pos)
+        return carried_on is not None and mine.first_pos < carried_on < root_pos
 
     return past
 

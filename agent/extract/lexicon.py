@@ -299,8 +299,16 @@ def is_task_error_exit(template: str) -> bool:
 # on every single-node run: "[WARNING] [runner.py:203:fetch_hostfile] Unable to find hostfile, will
 # proceed with training with local resources only." (matsuolab/nedo_project_code, a 13-line log
 # whose "can't open file '.../pretrain_gpt.py'" nine lines later is the failure).
+# IBM's jsrun ends its complaint about a missing set-up script with "Continuing to launch. Beware,
+# the Spectrum MPI environment may not be completely setup." before the ranks start and fail on
+# their own (sajal-vt/Megatron-DeepSpeed-Summit gpt3-megatron.3314739.e).
 FALLBACK = re.compile(
-    r"(?i)\bgoing to <?\S+>? instead\b|\bfall(s|ing)? ?back to\b|\bwill retry\b|\bretrying in\b|\bwill proceed with\b"
+    r"(?i)\bgoing to <?\S+>? instead\b|\bfall(s|ing)? ?back to\b|\bwill retry\b|\bretrying in\b|\bwill proceed with\b|"
+    r"\bcontinuing (?:to|with|without|anyway)\b|"
+    # Megatron on a fresh start: "WARNING: could not find the metadata file <load>/latest_checkpointed_
+    # iteration.txt" then "    will not load any checkpoints and will start from random" (c15's
+    # 64-GPU console, real corpus; Megatron-LM checkpointing.py), then trains on.
+    r"\bwill start from (?:random|scratch)\b"
 )
 
 

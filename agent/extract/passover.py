@@ -93,7 +93,9 @@ def past_startup_noise(
     version ... below the recommended minimum' at the top of a stderr ending in a CUDA OOM,
     gtseligas/lcn-llama). An error that says how the program carried on ("going to /tmp
     instead") is start-up noise in the same way, timestamps or not."""
-    fallback = lexicon.announces_fallback(root.template)
+    stats = table.events[root.tid]
+    carried_on = carried_on_at(mined, stats.first_node(), stats.per_node[stats.first_node()].first_pos)
+    fallback = carried_on is not None
     resumed = _program_logged_after(root, mined, table)
     went_on = _went_on_after(root, mined, table)
     if not fallback and resumed is None and went_on is None and (
@@ -101,8 +103,8 @@ def past_startup_noise(
         return root
     source, line = first_line(root, mined, table)
     after = line + weights.surfacing_lines if resumed is None else min(resumed, line + weights.surfacing_lines)
-    if fallback:  # it said itself that it carried on: any fatal line after it is what stopped the job
-        after = line
+    if carried_on is not None:  # it said itself that it carried on: a fatal line after that stopped the job
+        after = int(mined.nodes[stats.first_node()].lineno[carried_on])
     elif went_on is not None:  # it went on working: a fatal line after that stopped the job
         after = went_on
     later = []
@@ -110,13 +112,33 @@ def past_startup_noise(
         e_source, e_line = first_line(e, mined, table)
         # After a line that said the program carried on, a later error need not be levelled or
         # an exception: "python: can't open file '.../pretrain_gpt.py': [Errno 2] No such file or
-        # directory" is the interpreter's own last word.
+        # directory" is the interpreter's own last word. A warning is not (every rank's "WARNING:root:
+        # Cannot import JIT optimized kernels." after jsrun's "Continuing to launch.", Summit 3328291).
         stopped = is_fatal_line(e, mined, table) or (
-            fallback and e.role == "candidate" and lexicon.has_error_words(e.template))
+            fallback and e.role == "candidate" and lexicon.has_error_words(e.template)
+            and table.events[e.tid].max_level != WARNING_LEVEL)
         if (e_source == source and e_line > after and stopped
                 and not lexicon.announces_fallback(e.template)):
             later.append((e_line, e))
     return min(later, key=lambda pair: pair[0])[1] if later else root
+
+
+MESSAGE_BLOCK = 5  # lines under a message's first line that may still belong to its report (jsrun's takes 5)
+
+
+def carried_on_at(mined: MinedJob, node: str, pos: int) -> int | None:
+    """The position of the line that says how the program carried on after ``node``'s line
+    ``pos``: that line itself, or one of the lines of its report just below it (the report ends
+    there). A multi-line complaint often says so last: "Error: SMPI environment generator script
+    not found at:", the path, "Error: No such file or directory", "Warning. Failed to setup the
+    Spectrum MPI environment.", then "Continuing to launch. ..." (jsrun, sajal-vt/Megatron-
+    DeepSpeed-Summit gpt3-megatron.3314739.e, whose ranks then fail on a missing module).
+    None when nothing says so."""
+    log = mined.nodes[node]
+    for at in range(pos, min(pos + 1 + MESSAGE_BLOCK, len(log.template))):
+        if lexicon.announces_fallback((log.samples.get(int(log.template[at])) or [""])[0]):
+            return at
+    return None
 
 
 PROGRAM_LINES = 3  # stamped lines of normal logging that show a program ran on (also ``companions``)

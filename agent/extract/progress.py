@@ -13,6 +13,7 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -176,7 +177,7 @@ def build_timeline(
         gap = end_ts - max(last_progress, busy_until) if not math.isnan(busy_until) else end_ts - last_progress
         timeline.hang_seconds = gap
         timeline.hang = gap > max(w.hang_min_seconds, w.hang_steps * step)
-    slowdown = detect_slowdown(trained, w)
+    slowdown = detect_slowdown(trained, w, printed_step_seconds(mined, trained, progress_tids))
     if slowdown is not None:
         timeline.slowdown = True
         timeline.slowdown_ratio, timeline.slowdown_iteration = slowdown
@@ -277,13 +278,61 @@ def quiet_gap(mined: MinedJob, table: EventTable, heartbeats: set[int]) -> tuple
     return float(ts[i]), float(gaps[i])
 
 
-def detect_slowdown(trained: dict[str, Progress], weights: Weights = DEFAULT_WEIGHTS) -> tuple[float, int] | None:
+# Megatron prints each logged iteration's own duration: "iteration 43680/ 311541 | consumed samples:
+# 25709904 | elapsed time per iteration (ms): 25593.4 | ..." (bigscience tr1-13B chronicles), "elapsed
+# time per iteration (s): 105.16" (bigscience tr11). Without timestamps it is the only clock a slowdown shows on.
+_PRINTED_STEP = re.compile(r"elapsed time per iteration \((?P<unit>ms|s)\):\s*(?P<value>\d+(?:\.\d+)?)")
+_PRINTED_STEP_WORDS = "elapsed time per iteration"
+
+
+def printed_step_seconds(mined: MinedJob, trained: dict[str, Progress], progress_tids: set[int]) -> dict[str, np.ndarray]:
+    """Per node, the duration each progress line prints for its iteration (seconds, NaN where it
+    prints none), aligned with ``Progress.iteration``; only for nodes whose progress lines carry no
+    timestamp (stamped lines date the iterations themselves). Re-reads those lines from their files."""
+    from ..ingest import read_texts
+
+    job = getattr(mined, "job", None)
+    if job is None or not any(_PRINTED_STEP_WORDS in mined.miner.template(tid) for tid in progress_tids):
+        return {}
+    wanted: dict[Path, dict[tuple[str, int], tuple[str, int]]] = defaultdict(dict)  # file -> (stream, line) -> (node, index)
+    for name, prog in trained.items():
+        log = mined.nodes[name]
+        if len(prog.pos) < 3 or log.stamped[prog.pos].mean() >= 0.5:
+            continue
+        for k, line in enumerate(log.lineno[prog.pos].tolist()):
+            wanted[log.source][(log.stream or name, int(line))] = (name, k)
+    found = {name: np.full(len(trained[name].pos), np.nan) for want in wanted.values() for name, _ in want.values()}
+    sources = {source.path: source for source in job.sources}
+    for path, want in wanted.items():
+        if path not in sources:
+            continue
+        last = max(line for _, line in want)
+        for stream, lineno, text in read_texts(sources[path], []):
+            if lineno > last:
+                break
+            slot = want.get((stream, lineno))
+            m = _PRINTED_STEP.search(text) if slot is not None else None
+            if m and slot is not None:
+                found[slot[0]][slot[1]] = float(m.group("value")) / (1000.0 if m.group("unit") == "ms" else 1.0)
+    return found
+
+
+def detect_slowdown(
+    trained: dict[str, Progress], weights: Weights = DEFAULT_WEIGHTS, printed: dict[str, np.ndarray] | None = None
+) -> tuple[float, int] | None:
     """Seconds per iteration, median over nodes per logged iteration; a lasting jump
-    (``slowdown_ratio``) gives (ratio, first slow iteration), else None."""
+    (``slowdown_ratio``) gives (ratio, first slow iteration), else None. A node's ``printed``
+    durations stand in for its timestamps when it has them."""
     w = weights
     iteration_parts: list[np.ndarray] = []
     rate_parts: list[np.ndarray] = []
-    for prog in trained.values():
+    for name, prog in trained.items():
+        own = (printed or {}).get(name)
+        if own is not None and np.isfinite(own).sum() >= 3:
+            ok = np.isfinite(own)
+            iteration_parts.append(prog.iteration[ok].astype(np.int64))
+            rate_parts.append(own[ok])
+            continue
         if len(prog.iteration) < 3:
             continue
         d_iter = np.diff(prog.iteration)

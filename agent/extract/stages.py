@@ -164,6 +164,22 @@ _LIKELY_DATA_LOADING = re.compile(
 )
 
 
+# The pipeline's own failures: its shared-memory transport (a worker's bus error) and its reader
+# raising. A worker "killed by signal: Killed" is a casualty of whatever killed it (a host OOM
+# killer choosing the biggest process; an independent author's job labels that training).
+_DATA_PIPELINE_FAILED = re.compile(
+    r"encountered in worker\. This might be caused by insufficient shared memory|"
+    r"DataLoader worker \(pid \d+\) is killed by signal: Bus error|Blocking queue is killed because the data reader"
+)
+
+
+def is_data_pipeline_death(text: str) -> bool:
+    """Whether the line reports the data pipeline itself failing (a DataLoader worker's bus error
+    on shared memory, Paddle's reader raising). That is data loading even in the middle of
+    training: the step only waited on a batch that never came."""
+    return bool(_DATA_PIPELINE_FAILED.search(text))
+
+
 def likely_stage(text: str) -> str | None:
     """The stage a message most likely came from (absent other evidence): ``training``,
     ``data_loading`` or ``model_loading``, else None."""
