@@ -120,6 +120,11 @@ def node_name_for(path: Path) -> str:
     return name
 
 
+def natural_key(name: str) -> tuple[object, ...]:
+    """Node names in the order people count them: worker-2 before worker-10, rank8 before rank56."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
 def _is_log_file(path: Path) -> bool:
     return _uncompressed_name(path.name).endswith(LOG_SUFFIXES) and not path.name.startswith(".")
 

@@ -37,7 +37,7 @@ from drain3.template_miner import TemplateMiner as _DrainMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
 from . import fastscan
-from .ingest import Job, SourceFile, open_job
+from .ingest import Job, SourceFile, open_job, read_texts
 from .records import NodeLog
 from .scan import (  # noqa: F401  (re-exported: the public home of masks and the line scan)
     _ITER_VALUE,
@@ -174,6 +174,27 @@ class MinedJob:
 
     def line_count(self) -> int:
         return sum(len(n) for n in self.nodes.values())
+
+    def line_texts(self, wanted: dict[str, set[int]]) -> dict[tuple[str, int], str]:
+        """Raw text of selected lines (node -> line numbers), re-read from their files, each file
+        once and only up to its last wanted line."""
+        by_source: dict[Path, dict[tuple[str, int], str]] = {}  # path -> (stream, line) -> node
+        for node, lines in wanted.items():
+            log = self.nodes.get(node)
+            if log is not None and lines:
+                stream = log.stream or node
+                by_source.setdefault(log.source, {}).update({(stream, n): node for n in lines})
+        texts: dict[tuple[str, int], str] = {}
+        sources = {s.path: s for s in self.job.sources}
+        for path, want in by_source.items():
+            last = max(n for _, n in want)
+            for stream, lineno, text in read_texts(sources[path], []):
+                if lineno > last:
+                    break
+                owner = want.get((stream, lineno))
+                if owner is not None:
+                    texts[(owner, lineno)] = text  # a message glued after a bar is read after it: the message wins
+        return texts
 
     def template_counts(self) -> Counter[int]:
         counts: Counter[int] = Counter()

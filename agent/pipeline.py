@@ -21,7 +21,7 @@ import numpy as np
 from . import stackdetect
 from .aliases import MAX_ALIASES, aliases_from, host_folder, peers_in, sole_host, task_hosts
 from .config import USE_PRIOR_BY_DEFAULT
-from .ingest import is_evidence_loss, node_name_for, read_texts
+from .ingest import is_evidence_loss, natural_key, node_name_for
 from .mining import LEVEL_CODES, MinedJob, Progress, mine_job
 from .rootlines import read_root_lines
 from .schema import Diagnosis, EventOut, NodeOut, Occurrence
@@ -94,27 +94,6 @@ def fault_library() -> FaultLibrary:
 MAX_TEXTS_PER_EVENT = 200  # occurrences beyond this keep node and line, text comes from a sample
 
 
-def _fill_texts(mined: MinedJob, wanted: dict[str, set[int]]) -> dict[tuple[str, int], str]:
-    """Raw text of selected lines, re-read from their files (stopping early per file)."""
-    by_source: dict[Path, dict[tuple[str, int], str]] = {}  # path -> (stream, line) -> node
-    for node, lines in wanted.items():
-        log = mined.nodes.get(node)
-        if log is not None and lines:
-            stream = log.stream or node
-            by_source.setdefault(log.source, {}).update({(stream, n): node for n in lines})
-    texts: dict[tuple[str, int], str] = {}
-    sources = {s.path: s for s in mined.job.sources}
-    for path, want in by_source.items():
-        last = max(n for _, n in want)
-        for stream, lineno, text in read_texts(sources[path], []):
-            if lineno > last:
-                break
-            owner = want.get((stream, lineno))
-            if owner is not None:
-                texts[(owner, lineno)] = text  # a message glued after a bar is read after it: the message wins
-    return texts
-
-
 def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) -> Diagnosis:
     """The extractor's result in the Diagnosis contract (category etc. left to a reasoner)."""
     events_out: list[EventOut] = []
@@ -130,7 +109,7 @@ def to_diagnosis(job: str, mined: MinedJob, extraction: Extraction, top: int) ->
         occurrences.append(occ)
         for node, lineno in occ[:MAX_TEXTS_PER_EVENT]:
             wanted.setdefault(node, set()).add(lineno)
-    texts = _fill_texts(mined, wanted)
+    texts = mined.line_texts(wanted)
     for event, occ in zip(extraction.events[:top], occurrences, strict=True):
         truncated = len(occ) > MAX_OCCURRENCES
         fallback = {node: mined.nodes[node].samples.get(event.tid, [""])[0] for node in event.nodes}
@@ -191,12 +170,14 @@ def _launcher_after_its_rank(mined: MinedJob, ranked: list[NodeOut]) -> list[Nod
     # The ranks on a failed host often print nothing at the end (they died with it): the first rank
     # whose own lines name that host (NCCL's "56: gpu-st-p5-19:31119:31119 [0] NCCL INFO ..." under
     # "srun: error: Node failure on gpu-st-p5-19", independent corpus H, c14) is the node that failed.
-    host = ranked[0].aliases[0] if ranked[0].aliases else None
+    if not ranked[0].aliases:
+        return ranked
+    host = ranked[0].aliases[0]
     ran_there = sorted(
         (name for name, log in mined.nodes.items()
-         if host and name != ranked[0].node and log.source == first.source
+         if name != ranked[0].node and log.source == first.source
          and host in aliases_from([t for samples in log.samples.values() for t in samples], name)),
-        key=lambda name: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)],
+        key=natural_key,
     )
     if not ran_there:
         return ranked
@@ -215,7 +196,7 @@ def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[Event
     if root.node not in mined.nodes:
         return None
     lo, hi = root.line - FRAME_WINDOW, root.line + FRAME_WINDOW
-    texts = _fill_texts(mined, {root.node: set(range(max(lo, 1), hi + 1))})  # stops at hi: never the whole file
+    texts = mined.line_texts({root.node: set(range(max(lo, 1), hi + 1))})  # stops at hi: never the whole file
     window = sorted((n, text) for (_, n), text in texts.items())
     index = next((i for i, (n, _) in enumerate(window) if n >= root.line), len(window) - 1)
     framed = frame_stage([t for _, t in window], index)

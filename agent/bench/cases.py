@@ -64,13 +64,12 @@ def _read_label(path: Path, ignored: Counter[str] | None = None) -> Label:
         label = Label.model_validate(data)
     except ValidationError as exc:
         stripped = _without_extra_fields(data, exc) if ignored is not None else None
-        if stripped is None:
+        if ignored is None or stripped is None:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}" for err in exc.errors()
             )
             raise DatasetError(f"{path}: invalid label: {problems}", "see label.json in CONTRACTS.md") from None
         data, names = stripped
-        assert ignored is not None
         ignored.update(names)
         label = Label.model_validate(data)  # only fields CONTRACTS does not define were removed
     for event in label.fault_events:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..errors import ToolError
-from ..ingest import Job, SourceFile, open_job, read_lines
+from ..ingest import Job, SourceFile, natural_key, open_job, read_lines
 from ..records import LogLine
 from ..schema import Diagnosis
-from .output import ERROR_LEVEL, Citation, Output, _list_names, _natural_key
+from .output import ERROR_LEVEL, Citation, Output, _list_names
 
 if TYPE_CHECKING:
     from ..knowledge import Hit, KnowledgeDoc
@@ -84,7 +84,7 @@ class JobView:
 
     @property
     def node_names(self) -> list[str]:
-        return sorted(self._node_refs(), key=_natural_key)
+        return sorted(self._node_refs(), key=natural_key)
 
     def resolve(self, node: str) -> str:
         """The job's name for ``node`` (exact, then case-insensitive); else a ToolError listing nodes."""

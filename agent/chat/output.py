@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..mining import LEVEL_CODES
 
@@ -86,11 +85,6 @@ def _short_template(template: str) -> str:
 def _excerpt(body: str, limit: int = 220) -> str:
     lines = [ln.strip() for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "```"))]
     return clip(" ".join(lines), limit)
-
-
-def _natural_key(name: str) -> tuple[Any, ...]:
-    """worker-2 before worker-10."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
 def _list_names(names: list[str], limit: int = 20) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ToolError
-from ..ingest import SourceFile, read_lines
+from ..ingest import SourceFile, natural_key, read_lines
 from ..records import LogLine
 from .jobview import JobView, _first_positions
 from .output import (
@@ -35,7 +35,6 @@ from .output import (
     ToolResult,
     _excerpt,
     _list_names,
-    _natural_key,
     _short_template,
     clip,
 )
@@ -153,7 +152,7 @@ class JobTools(JobView):
         own = _first_positions(mined.nodes[name])
         share: dict[int, int] = {}
         first_peer: dict[int, tuple[str, int]] = {}
-        for peer in sorted(peers, key=_natural_key):
+        for peer in sorted(peers, key=natural_key):
             for tid, pos in _first_positions(mined.nodes[peer]).items():
                 share[tid] = share.get(tid, 0) + 1
                 first_peer.setdefault(tid, (peer, int(mined.nodes[peer].lineno[pos])))
@@ -219,7 +218,7 @@ class JobTools(JobView):
                 out.log(occ[0].node, occ[0].line, occ[0].text, indent="    ")
         if not printed and self.diagnosis.events:
             root = self.diagnosis.events[0]
-            where = ", ".join(sorted({o.node for o in root.occurrences}, key=_natural_key)[:5])
+            where = ", ".join(sorted({o.node for o in root.occurrences}, key=natural_key)[:5])
             out.add(f"it does not print the root event (printed on {where or 'no node'}):")
             if root.occurrences:
                 o = root.occurrences[0]
@@ -265,7 +264,7 @@ class JobTools(JobView):
             out.add("the diagnosis found no failure-indicating events.")
             return out.result()
         for i, ev in enumerate(d.events, 1):
-            nodes = sorted({o.node for o in ev.occurrences}, key=_natural_key)
+            nodes = sorted({o.node for o in ev.occurrences}, key=natural_key)
             out.add(
                 f"{i}. {_short_template(ev.template)}  [score {ev.score:.2f}; {len(ev.occurrences)} line(s) on {_list_names(nodes, 4)}]"
             )
@@ -347,7 +346,7 @@ class JobTools(JobView):
         mentions: list[Citation] = []
         groups: dict[int, list[Citation]] = {}
         logged: list[int] = []
-        for name in sorted(mined.nodes, key=_natural_key):
+        for name in sorted(mined.nodes, key=natural_key):
             log = mined.nodes[name]
             is_prog = np.isin(log.template, progress) & (log.iteration >= 0)
             prog_pos = np.flatnonzero(is_prog)
@@ -395,7 +394,7 @@ class JobTools(JobView):
             )
             for tid in order[:max_groups]:
                 cites = groups[tid]
-                nodes = sorted({c[0] for c in cites}, key=_natural_key)
+                nodes = sorted({c[0] for c in cites}, key=natural_key)
                 node, line = cites[0]
                 where = f"{len(cites)}x on {_list_names(nodes, 3)}"
                 out.log(node, line, f"{texts.get((node, line), '')}  [{where}]")

@@ -13,7 +13,6 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -289,31 +288,16 @@ def printed_step_seconds(mined: MinedJob, trained: dict[str, Progress], progress
     """Per node, the duration each progress line prints for its iteration (seconds, NaN where it
     prints none), aligned with ``Progress.iteration``; only for nodes whose progress lines carry no
     timestamp (stamped lines date the iterations themselves). Re-reads those lines from their files."""
-    from ..ingest import read_texts
-
-    job = getattr(mined, "job", None)
-    if job is None or not any(_PRINTED_STEP_WORDS in mined.miner.template(tid) for tid in progress_tids):
+    if getattr(mined, "job", None) is None or not any(_PRINTED_STEP_WORDS in mined.miner.template(tid) for tid in progress_tids):
         return {}
-    wanted: dict[Path, dict[tuple[str, int], tuple[str, int]]] = defaultdict(dict)  # file -> (stream, line) -> (node, index)
-    for name, prog in trained.items():
-        log = mined.nodes[name]
-        if len(prog.pos) < 3 or log.stamped[prog.pos].mean() >= 0.5:
-            continue
-        for k, line in enumerate(log.lineno[prog.pos].tolist()):
-            wanted[log.source][(log.stream or name, int(line))] = (name, k)
-    found = {name: np.full(len(trained[name].pos), np.nan) for want in wanted.values() for name, _ in want.values()}
-    sources = {source.path: source for source in job.sources}
-    for path, want in wanted.items():
-        if path not in sources:
-            continue
-        last = max(line for _, line in want)
-        for stream, lineno, text in read_texts(sources[path], []):
-            if lineno > last:
-                break
-            slot = want.get((stream, lineno))
-            m = _PRINTED_STEP.search(text) if slot is not None else None
-            if m and slot is not None:
-                found[slot[0]][slot[1]] = float(m.group("value")) / (1000.0 if m.group("unit") == "ms" else 1.0)
+    lines = {name: mined.nodes[name].lineno[prog.pos].tolist() for name, prog in trained.items()
+             if len(prog.pos) >= 3 and mined.nodes[name].stamped[prog.pos].mean() < 0.5}
+    texts = mined.line_texts({name: set(numbers) for name, numbers in lines.items()})
+    found: dict[str, np.ndarray] = {}
+    for name, numbers in lines.items():
+        matches = [_PRINTED_STEP.search(texts.get((name, n), "")) for n in numbers]
+        found[name] = np.array([float(m.group("value")) / (1000.0 if m.group("unit") == "ms" else 1.0) if m else np.nan
+                                for m in matches])
     return found
 
 

@@ -15,11 +15,11 @@ a cascade message in each slice of time, which keeps a 1,000-node page small and
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..ingest import natural_key
 from ..records import NodeLog
 from ..schema import Diagnosis
 from .axis import LABEL_W, RIGHT_PAD, WIDTH, Scale, clock, duration, ticks, time_step
@@ -118,11 +118,7 @@ def suspicion_order(d: Diagnosis, src: ReportSource) -> list[str]:
             0 if name in quiet else 1,
             cascade_first.get(name, math.inf),
         )
-    return sorted(names, key=lambda n: (*rank[n], _natural(n)))
-
-
-def _natural(name: str) -> tuple[object, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+    return sorted(names, key=lambda n: (*rank[n], natural_key(n)))
 
 
 def _window(src: ReportSource, shown: list[str]) -> tuple[float, float] | None:

@@ -54,10 +54,8 @@ class ReportSource:
 
     def texts(self, wanted: dict[str, set[int]]) -> dict[tuple[str, int], str]:
         """Raw text of the wanted lines (node -> line numbers), each file read once."""
-        from ..pipeline import _fill_texts
-
         known = {n: lines for n, lines in wanted.items() if n in self.mined.nodes and lines}
-        return _fill_texts(self.mined, known) if known else {}
+        return self.mined.line_texts(known) if known else {}
 
     def context(self, node: str, line: int, around: int) -> set[int]:
         """Line numbers of the node's own lines around ``line`` (``around`` either side)."""
