@@ -208,8 +208,8 @@ def _traceback_stage(mined: MinedJob, extraction: Extraction, events: list[Event
 def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str]:
     """The host/rank names a node's lines carry: its failure-event lines first, then its
     error lines, then any line (one sample per message shape). A console rank also takes
-    the host srun names for its task; a job logged in one file also takes the peers its
-    failure lines name as lost (first: the peer, not the reporter, is where to look)."""
+    the host srun names for its task; a job logged in one unsplit file also takes the peers
+    its failure lines name as lost (first: the peer, not the reporter, is where to look)."""
     log = mined.nodes.get(node)
     if log is None:
         return []
@@ -229,7 +229,9 @@ def node_aliases(mined: MinedJob, node: str, events: list[EventOut]) -> list[str
             only = sole_host(file_texts)
             if only and only not in names:
                 names.append(only)
-    if len({other.source for other in mined.nodes.values()}) == 1:  # one file holds the whole job
+    # One file holds the whole job, unsplit: its reporter's lines are all it says of the lost peer.
+    # A console split into ranks has the peer as a rank of its own, whose own lines name it.
+    if len({other.source for other in mined.nodes.values()}) == 1 and not rank:
         names = [*(p for p in peers_in(texts) if p not in names), *names]
     host = host_folder([other.source for other in mined.nodes.values()], log.source)
     if host and host != node and host not in names:

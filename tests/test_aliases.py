@@ -148,3 +148,22 @@ def test_a_consoles_own_srun_lines_give_the_lead_to_the_rank_on_the_host_they_na
     assert ranked == ["rank2", "slurm-667887", "rank0"]
     elsewhere = NodeOut(node="slurm-667887", score=0.63, reason="prints the root event", aliases=["dgx999"])
     assert [n.node for n in _launcher_after_its_rank(mined, [elsewhere, peer])] == ["slurm-667887", "rank0"]
+
+
+def test_a_consoles_rank_is_not_called_by_the_peer_it_lost(tmp_path) -> None:
+    # Independent corpus I, c01: srun -l console; task 23 reports its transfers to 172.18.93.32
+    # failing, and 172.18.93.32 is task 22's own address (its NCCL bootstrap line).
+    from agent.pipeline import diagnose
+
+    lines = [
+        "22: gpu-st-p4d-24xlarge-25:262124:262124 [0] NCCL INFO Bootstrap : Using eth0:172.18.93.32<0>",
+        "23: gpu-st-p4d-24xlarge-26:65526:65526 [0] NCCL INFO Bootstrap : Using eth0:172.18.93.33<0>",
+        *[f"{t}:  iteration     {i}/  100000 | consumed samples: {i * 8} | lm loss: 4.1E+00 |" for i in range(1, 30) for t in (22, 23)],
+        "23: gpu-st-p4d-24xlarge-26:65526:65736 [4] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+        "172.18.93.32<52769> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:172.18.93.33 remoteGids::ffff:172.18.93.32",
+    ]
+    (tmp_path / "slurm-200057.out").write_text("\n".join(lines) + "\n")
+    d = diagnose(tmp_path, reasoner="offline", workers=1)
+    aliases = {n.node: n.aliases for n in d.faulty_nodes}
+    assert aliases["rank22"][:2] == ["gpu-st-p4d-24xlarge-25", "172.18.93.32"]
+    assert "172.18.93.32" not in aliases.get("rank23", [])

@@ -432,3 +432,55 @@ def test_a_fatal_error_with_no_time_at_all_is_not_placed_after_the_dated_ones(tm
     d = Diagnoser(reasoner="offline", kb=None).diagnose(logs, workers=1)
     assert "undefined symbol" in d.events[0].occurrences[0].text
     assert d.faulty_nodes[0].node.startswith("npu-srv-84")
+
+
+def test_a_command_the_job_ran_failed_by_itself_and_said_why(tmp_path: Path) -> None:
+    # sajal-vt/Megatron-DeepSpeed-Summit gpt3-megatron.3328291.e: the job's own code ran ssh to
+    # find the master; ssh's complaint is printed above Python's report of its exit status.
+    lines = ["WARNING:root:Cannot import JIT optimized kernels. CUDA extension will be disabled.",
+             "Host key verification failed.",
+             "Traceback (most recent call last):",
+             '  File "/gpfs/Megatron-DeepSpeed/megatron/initialize.py", line 59, in initialize_world',
+             '    master_addr = str(subprocess.check_output(["ssh", master_addr, "hostname", "-I"])).split()[0][2:]',
+             '  File "/gpfs/moe-env-311/lib/python3.11/subprocess.py", line 569, in run',
+             "    raise CalledProcessError(retcode, process.args,",
+             "subprocess.CalledProcessError: Command '['ssh', 'g13n13', 'hostname', '-I']' returned non-zero exit status 255."]
+    texts = event_texts(tmp_path, lines)
+    assert "CalledProcessError: Command '['ssh'" in texts[0]
+    assert any("Host key verification failed." in t for t in texts[1:])
+    # A launcher relaying its training child's exit is teardown: the child's own error leads.
+    (tmp_path / "relay").mkdir()
+    relay = ["ValueError: num_heads must divide hidden_size", *lines[2:4],
+             "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py']' returned non-zero exit status 1."]
+    assert "ValueError: num_heads" in event_texts(tmp_path / "relay", relay)[0]
+
+
+def test_a_hardware_fault_reported_late_explains_the_peers_timeouts(tmp_path: Path) -> None:
+    # Independent corpus I, c02: the peers' watchdogs fire, then the Slurm epilog dumps the failed
+    # host's kernel log; the Xid line (NVIDIA's format) says why they waited.
+    timeouts = [f"[rank{r}]:[E0306 11:51:59.27{r}546 ProcessGroupNCCL.cpp:630] [Rank {r}] Some NCCL operations have failed "
+                "or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                "corrupted/incomplete data." for r in range(3)]
+    xid = ("[epilog 2025-03-06T11:52:44] gpu-st-p4d-24xlarge-56 kernel: NVRM: Xid (PCI:0000:70:00): 79, pid='<unknown>', "
+           "name=<unknown>, GPU has fallen off the bus.")
+    lines = [*TRAINING, *timeouts, "srun: error: gpu-st-p4d-24xlarge-56: task 3: Killed", xid]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    assert "GPU has fallen off the bus" in root_text(tmp_path, lines, library=library)
+    # Without a hardware report the timeouts stay what there is.
+    (tmp_path / "plain").mkdir()
+    assert "Some NCCL operations have failed" in root_text(tmp_path / "plain", [*TRAINING, *timeouts], library=library)
+
+
+def test_a_python_warning_is_passed_over_for_the_hang_after_it(tmp_path: Path) -> None:
+    # argonne-lcf/alcf-nccl-tests resnet50 with_aws.log: Python's warnings module says a deadlock is
+    # likely and the run goes on; its first BROADCAST then times out on every rank.
+    lines = ["start training",
+             "/soft/applications/conda/2024-04-29/mconda3/lib/python3.11/multiprocessing/popen_fork.py:66: RuntimeWarning: "
+             "os.fork() was called. os.fork() is incompatible with multithreaded code, and JAX is multithreaded, so this "
+             "will likely lead to a deadlock.",
+             "  self.pid = os.fork()",
+             *[f"x3005c0s25b1n0:24012:24113 [0] NCCL INFO Channel 0{i}/0 : 0[0] -> 1[1] via P2P/CUMEM/read" for i in range(4)],
+             *[f"[rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation timeout: "
+               "WorkNCCL(SeqNum=3, OpType=BROADCAST, NumelIn=25610152, NumelOut=25610152, Timeout(ms)=120000) ran for "
+               "120001 milliseconds before timing out." for r in range(4)]]
+    assert "Watchdog caught collective operation timeout" in root_text(tmp_path, lines)

@@ -216,3 +216,25 @@ def test_an_escaped_multi_line_message_is_read_by_its_first_message() -> None:
            'be incorrect.\\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\\n",')
     assert lexicon.role_of(raw, raw) != "context" or lexicon.indented_only(raw, raw)
     assert "asynchronously" not in lexicon.first_message(raw)
+
+
+def test_a_pod_logs_time_before_each_line_does_not_hide_what_the_line_is() -> None:
+    # kubectl logs --timestamps (a pod of independent corpus I): a traceback's frames keep their shape.
+    assert lexicon.role_of('2025-03-17T07:21:39.050083Z   File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main') == "context"
+    assert lexicon.role_of("<TS> frame #<NUM>: c<NUM>::Error::Error(c<NUM>::SourceLocation, std::string) + <HEX> (<HEX> in <PATH>)") == "context"
+    assert lexicon.is_exception_line("2025-03-17T07:21:39.050083Z [rank3]: RuntimeError: CUDA error: out of memory")
+    assert lexicon.role_of("2025-03-17T07:21:39Z step 570 loss 1.93") == "candidate"
+
+
+@pytest.mark.parametrize(
+    ("text", "reports"),
+    [
+        ("NVRM: Xid (PCI:0000:37:00): 95, pid=5171, Uncontained: FBHUB. RST: Yes, D-RST: No", True),
+        ("slurmstepd: error: Detected 1 oom_kill event in StepId=2345.0. Some of the step tasks have been OOM Killed.", True),
+        ("Memory cgroup out of memory: Killed process 155197 (python) total-vm:312345678kB", True),
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", False),
+        ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)", False),
+    ],
+)
+def test_the_machines_own_fault_reports(text: str, reports: bool) -> None:
+    assert lexicon.is_machine_fault_report(text) is reports

@@ -276,3 +276,29 @@ def test_an_undated_root_after_its_files_last_line_takes_the_stage_the_job_faile
     ex = extract(mine_job(logs, workers=1))
     assert "Xid" in ex.events[0].template
     assert ex.stage == "training"
+
+
+def test_a_file_with_no_time_beside_stamped_ones_is_dated_by_the_failure(tmp_path: Path) -> None:
+    # Independent corpus I, c10: the pods log with kubectl's timestamps and train; the events dump
+    # ("12m  Warning  OOMKilling ...") has no time of its own and names the kill that ended training.
+    logs = tmp_path / "logs"
+    (logs / "pods").mkdir(parents=True)
+    steps = [f"2025-03-17T07:{10 + i // 60:02d}:{i % 60:02d}.000000Z {{'loss': 1.9, 'learning_rate': 1e-05, 'epoch': 0.{i}}}"
+             for i in range(0, 240, 5)]
+    steps += [f"2025-03-17T07:{10 + i // 60:02d}:{i % 60:02d}.500000Z   2%|▏         | {i // 5}/1000 [01:00<07:20,  2.00it/s]"
+              for i in range(0, 240, 5)]
+    steps.sort()
+    (logs / "pods" / "worker-0.log").write_text("\n".join(steps) + "\n")
+    (logs / "pods" / "master-0.log").write_text("\n".join([
+        *(s.replace("{'loss'", "{'eval_loss'") for s in steps[::4]),
+        "2025-03-17T07:24:01.000000Z [rank0]:[E0317 07:24:01.000 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=4201, OpType=ALLREDUCE, NumelIn=32, NumelOut=32, Timeout(ms)=600000) ran for "
+        "600000 milliseconds before timing out."]) + "\n")
+    (logs / "kubectl_events.txt").write_text(
+        "LAST SEEN   TYPE      REASON       OBJECT                               MESSAGE\n"
+        "12m         Warning  OOMKilling  node/gpu-node-55  Memory cgroup out of memory: Killed process 155197 (python) "
+        "total-vm:312345678kB, anon-rss:251234567kB, file-rss:81234kB, shmem-rss:4096kB, UID:0 pgtables:512340kB oom_score_adj:999\n")
+    from agent.pipeline import fault_library
+    extraction = extract(mine_job(logs, workers=1), None, fault_library())
+    assert "OOMKilling" in extraction.events[0].template
+    assert extraction.stage == "training"

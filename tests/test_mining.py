@@ -18,6 +18,9 @@ from agent.records import LogLine
         (" iteration      100/  500000 | lm loss: 2.3", {"ITER": "100"}),
         ("  2%|▏         | 775/33687 [36:09<24:45:22,  2.71s/it]", {"ITER": "775"}),
         ('{"epoch": 18, "update": 17.884, "num_updates": "14200", "lr": "8.029e-06"}', {"ITER": "14200"}),
+        ("steps: 200 loss: 5.5508 lm loss: 5.5103 moe loss: 0.0405 iter time (s): 0.936 samples/sec: 136.706", {"ITER": "200"}),
+        ("[epoch=0][batch=16/625]: wall_clock/train: 17.1607", {"ITER": "16"}),
+        ("  Total optimization steps = 1,000", {}),
         ("tick 1938  kimg 96993.1   time 6d 23h 54m   sec/tick 307.0", {"ITER": "1938"}),
         ("01/29 21:35:34 - mmengine - INFO - Iter(train) [ 10/720]  lr: 9.0001e-05  loss: 2.6900", {"ITER": "10"}),
         ("connect to 10.0.3.17:29500 failed", {"IP": "10.0.3.17:29500"}),
@@ -30,6 +33,8 @@ def test_named_masks_give_back_parameters(text: str, expected: dict[str, str]) -
     params = dict(Masker().params(text))
     for name, value in expected.items():
         assert params.get(name) == value
+    if not expected:
+        assert "ITER" not in params
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..aliases import peers_in
 from ..mining import Masker, MinedJob
 from . import clock, events, iterations, nodes, progress, root, spatial, stages
 from .crossjob import NormalProfile
@@ -92,7 +93,8 @@ def extract(
     identities = spatial.node_identities(mined, table, masker, w)
     blame = spatial.blame_graph(mined, table, nodes.blame_tids(chosen.scored, w), identities, masker)
     forest = spatial.isolation_forest(table, [s.tid for s, _ in kept], weights=w)
-    named = nodes.named_in_root(blame, root_stats, w, nodes.machines(mined))
+    named = nodes.named_in_root(blame, root_stats, w, nodes.machines(mined),
+                                names_lost_peer=root_stats is not None and bool(peers_in([events.first_sample(mined, root_stats)])))
     ranked = nodes.rank_nodes(table, timeline, root_stats, scope, blame, named, forest, chosen.scored, w)
 
     marks = stages.stage_marks(mined, progress_tids)

@@ -166,6 +166,30 @@ def failing_assert(
     return next((e for e in scored if e.tid == above), None)
 
 
+COMPLAINT_LINES = 120  # how far above Python's report of a failed command its own complaint may be
+
+
+def command_complaint(
+    root: EventCandidate, scored: list[EventCandidate], mined: MinedJob, table: EventTable
+) -> EventCandidate | None:
+    """A command the job ran prints why it failed before Python's traceback reports its exit
+    status: "Host key verification failed." above the traceback that ends in "CalledProcessError:
+    Command '['ssh', 'g13n13', 'hostname', '-I']' returned non-zero exit status 255."
+    (sajal-vt/Megatron-DeepSpeed-Summit gpt3-megatron.3328291.e). It is the first line above the
+    traceback that is not part of one."""
+    stats = table.events[root.tid]
+    if not lexicon.own_call_failed(first_sample(mined, stats)):
+        return None
+    log, pos = first_position(mined, stats)
+    by_tid = {e.tid: e for e in scored}
+    for p in range(pos - 1, max(-1, pos - 1 - COMPLAINT_LINES), -1):
+        e = by_tid.get(int(log.template[p]))
+        if e is None or e.tid == root.tid or e.role == "context":
+            continue
+        return e if e.role == "candidate" and lexicon.has_error_words(e.template) else None
+    return None
+
+
 HEADER_TRACEBACK_LINES = 80  # how far below a logged message its traceback may end
 
 

@@ -10,7 +10,20 @@ from __future__ import annotations
 
 import re
 
-from ..scan import unprefixed as unprefixed  # the launcher prefix is known where lines are mined
+from ..scan import unprefixed as _launcher_unprefixed
+
+# kubectl logs --timestamps puts the RFC 3339 time before every line the container wrote, a traceback's
+# frames and source lines too ("2025-03-17T07:21:39.050083Z   rank      : 15 (local_rank: 7)", a pod of
+# independent corpus I); a time at the head of a line says when, never what the line is.
+_LINE_STAMP = re.compile(r"^\s*(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)|<TS>) ")
+
+
+def unprefixed(text: str) -> str:
+    """The line without its launcher's prefix (``[rank3]:``, ``[1,3]<stdout>:``, Ray's ``(pid=..)``)
+    and without a bare time before it."""
+    text = _launcher_unprefixed(text)
+    stamp = _LINE_STAMP.match(text)
+    return _launcher_unprefixed(text[stamp.end():]) if stamp else text
 
 # Waiting on or losing a peer: usually a consequence, but a timeout can be the first sign
 # (a connect that never succeeds), so these stay eligible as roots.
@@ -164,6 +177,22 @@ DEVICE_FAULT = re.compile(
 )
 
 
+# The machine's own report of what broke or stopped a process: the GPU driver's Xid, the NVSwitch's
+# SXid, an uncorrectable ECC error, a GPU gone from the bus or from nvidia-smi, the kernel's OOM killer.
+# Real: "NVRM: Xid (PCI:0000:37:00): 95, pid=5171, Uncontained: FBHUB. RST: Yes, D-RST: No" (NVIDIA's
+# Xid catalogue); "slurmstepd: error: Detected 1 oom_kill event in StepId=..." (NERSC Perlmutter job
+# in benchmarks/real c3-cuda-vault-perlmutter-gpt1t-cgroup-oom); the kernel's "Memory cgroup out of
+# memory: Killed process 155197 (python)" (Linux mm/oom_kill.c's message, as kubectl events relay it).
+MACHINE_FAULT_REPORT = re.compile(
+    r"\bS?Xid\b|uncorrectable ECC|fallen off the bus|Unable to determine the device handle for GPU|"
+    r"out of memory: Killed process|\boom[-_]kill event"
+)
+
+
+def is_machine_fault_report(template: str) -> bool:
+    return bool(MACHINE_FAULT_REPORT.search(template))
+
+
 # A short heading that introduces the next line ("Original exception:" above the gloo error
 # in PyTorch's monitored_barrier report, pytorch/pytorch docs distributed.rst): the line
 # below it is the message, the heading says nothing itself.
@@ -190,6 +219,21 @@ _HYPOTHETICAL = re.compile(r"(?i)\bif\b[^.;]{0,160}\b(?:will|would|may|might|cou
 # message='Signal 7 (SIGBUS) received by PID 54', ...)}" (intelligent-machine-learning/dlrover#1046).
 _OWN_FAULT_SIGNAL = re.compile(r"\bSignal (?:\d+|<NUM>) \(SIG(?:ILL|BUS|FPE|SEGV)\)")
 
+# Python's subprocess reports any command that failed with "exit status"; a launcher relaying its
+# training child's exit names a Python or launcher command ("Command '['torchrun', '--nnodes', '1',
+# ...]' returned non-zero exit status 1.", accelerate's launch), but the job's own call of another
+# program failed by itself: "subprocess.CalledProcessError: Command '['ssh', 'g13n13', 'hostname',
+# '-I']' returned non-zero exit status 255." (sajal-vt/Megatron-DeepSpeed-Summit gpt3-megatron.3328291.e),
+# "Command '['npu-smi', 'info', '-t', 'board', '-i', '1']' returned non-zero exit status 215." (verl-project/verl#6773).
+_CALLED_PROCESS = re.compile(r"CalledProcessError: Command '\[?'?(?P<cmd>[^' ,\]]+)")
+_RELAYING_COMMAND = re.compile(r"(?:^|/)(?:python[\d.]*|torchrun|deepspeed|accelerate|srun|mpirun|mpiexec|jsrun|bash|sh)$|<")
+
+
+def own_call_failed(text: str) -> bool:
+    """A subprocess the job itself ran (not its training child) exited with an error."""
+    m = _CALLED_PROCESS.search(text)
+    return m is not None and not _RELAYING_COMMAND.search(m.group("cmd"))
+
 
 def first_message(text: str) -> str:
     """A JSON-escaped multi-line message up to its first escaped newline: torchelastic's error
@@ -214,7 +258,8 @@ def role_of(template: str, raw: str = "") -> str:
         return "candidate"
     if _HYPOTHETICAL.search(template) and not EXCEPTION.match(template):
         return "context"
-    if (TEARDOWN.search(template) or TEARDOWN_CAPS.search(template)) and not _OWN_FAULT_SIGNAL.search(template):
+    if ((TEARDOWN.search(template) or TEARDOWN_CAPS.search(template)) and not _OWN_FAULT_SIGNAL.search(template)
+            and not own_call_failed(raw or template)):
         return "teardown"
     if WAIT.search(template):
         return "wait"
@@ -305,6 +350,9 @@ def is_task_error_exit(template: str) -> bool:
 FALLBACK = re.compile(
     r"(?i)\bgoing to <?\S+>? instead\b|\bfall(s|ing)? ?back to\b|\bwill retry\b|\bretrying in\b|\bwill proceed with\b|"
     r"\bcontinuing (?:to|with|without|anyway)\b|"
+    # A feature switched off so the run can go on: "WARNING:root:Cannot import JIT optimized
+    # kernels. CUDA extension will be disabled." (sajal-vt/Megatron-DeepSpeed-Summit gpt3-megatron.*.e).
+    r"\bwill be disabled\b|"
     # Megatron on a fresh start: "WARNING: could not find the metadata file <load>/latest_checkpointed_
     # iteration.txt" then "    will not load any checkpoints and will start from random" (c15's
     # 64-GPU console, real corpus; Megatron-LM checkpointing.py), then trains on.
@@ -325,6 +373,20 @@ PYTHON_WARNING = re.compile(r"^\s*(\S*\.py|<PATH>):(\d+|<NUM>): \w*Warning: ")
 
 def is_python_warning(template: str) -> bool:
     return bool(PYTHON_WARNING.search(template))
+
+
+# A warning that foretells a failure has not seen one: "RuntimeWarning: os.fork() was called. os.fork()
+# is incompatible with multithreaded code, and JAX is multithreaded, so this will likely lead to a
+# deadlock." (argonne-lcf/alcf-nccl-tests resnet50 with_aws.log), "RuntimeWarning: Using fork() can
+# cause Polars to deadlock in the child process." (kerimoglutolga/open_clip-mixtera output.err). One
+# that reports an error ("UserWarning: Error ending MLflow run: Error when retrieving credentials",
+# verl-project/verl#5771) may be the failure itself.
+_FORETELLS = re.compile(r"(?i)\b(?:will likely|is likely to|likely to|may|might|can|could)\s+(?:cause|lead|result|deadlock|hang|break|fail)")
+
+
+def foretells_failure(template: str) -> bool:
+    """A Python warning that predicts a failure rather than reporting one."""
+    return is_python_warning(template) and bool(_FORETELLS.search(template))
 
 
 # The class an exception line names, wherever it is named: "torch.OutOfMemoryError: Caught

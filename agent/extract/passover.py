@@ -95,7 +95,12 @@ def past_startup_noise(
     instead") is start-up noise in the same way, timestamps or not."""
     stats = table.events[root.tid]
     carried_on = carried_on_at(mined, stats.first_node(), stats.per_node[stats.first_node()].first_pos)
-    fallback = carried_on is not None
+    # Python's warnings module foretells a possible problem and lets the program go on: "popen_fork.py:66:
+    # RuntimeWarning: os.fork() was called. os.fork() is incompatible with multithreaded code, and JAX
+    # is multithreaded, so this will likely lead to a deadlock." before a DDP run's first BROADCAST
+    # hung for its 120 s watchdog (argonne-lcf/alcf-nccl-tests resnet50 with_aws.log).
+    warned = lexicon.foretells_failure(root.template)
+    fallback = carried_on is not None or warned
     resumed = _program_logged_after(root, mined, table)
     went_on = _went_on_after(root, mined, table)
     if not fallback and resumed is None and went_on is None and (
@@ -105,6 +110,8 @@ def past_startup_noise(
     after = line + weights.surfacing_lines if resumed is None else min(resumed, line + weights.surfacing_lines)
     if carried_on is not None:  # it said itself that it carried on: a fatal line after that stopped the job
         after = int(mined.nodes[stats.first_node()].lineno[carried_on])
+    elif warned:  # the warning and the source line it quotes are its whole report: what follows happened
+        after = line + 1
     elif went_on is not None:  # it went on working: a fatal line after that stopped the job
         after = went_on
     later = []
@@ -115,7 +122,7 @@ def past_startup_noise(
         # directory" is the interpreter's own last word. A warning is not (every rank's "WARNING:root:
         # Cannot import JIT optimized kernels." after jsrun's "Continuing to launch.", Summit 3328291).
         stopped = is_fatal_line(e, mined, table) or (
-            fallback and e.role == "candidate" and lexicon.has_error_words(e.template)
+            fallback and e.role in ("candidate", "wait") and lexicon.has_error_words(e.template)
             and table.events[e.tid].max_level != WARNING_LEVEL)
         if (e_source == source and e_line > after and stopped
                 and not lexicon.announces_fallback(e.template)):

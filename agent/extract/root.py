@@ -211,6 +211,14 @@ def _root_of(
     root = past_wordless_error(root, eligible, mined, table, w)
     root = innermost_stack_entry(root, eligible, mined, table)
     root = original_exception(root, [e for e in roots_pool if e.score >= w.root_min_score], mined, table, w)
+    # A timeout says a peer stopped answering, not why; the machine's own report of a fault the
+    # knowledge names (a GPU's Xid, the kernel's OOM kill) says why however late it was printed: a
+    # Slurm epilog's dump of the kernel log after the peers' watchdogs ("gpu-st-p4d-24xlarge-56 kernel:
+    # NVRM: Xid (PCI:0000:70:00): 79, ... GPU has fallen off the bus.", independent corpus I, c02).
+    if root.role == "wait":
+        reports = [e for e in roots_pool if e.known and lexicon.is_machine_fault_report(e.template) and e.score >= w.root_min_score]
+        if reports:
+            root = min(reports, key=key)
     # The scheduler stopped the job and said why, before (or as) anything else failed.
     stops = [e for e in (*cascades, *roots_pool) if lexicon.names_stop_reason(e.template)]
     if stops:
@@ -306,7 +314,8 @@ def select(
                        (companions.fatal_exception(root, scored, mined, table), "the exception the error raised"),
                        (companions.thrown_type(root, scored, mined, table), "the type of the exception thrown"),
                        (companions.message_continued(root, scored, mined, table), "the rest of the root's message"),
-                       (companions.relay_of(root, scored, mined, table, w), "the same exception, relayed to its caller")):
+                       (companions.relay_of(root, scored, mined, table, w), "the same exception, relayed to its caller"),
+                       (companions.command_complaint(root, scored, mined, table), "what the failed command said before Python reported it")):
         if extra is not None and extra.tid not in chosen:
             chosen[extra.tid] = dataclasses.replace(extra, role="companion", reasons=[why, *extra.reasons])
     for e, reason in companions.companions_of(root, roots_pool, mined, table, n_nodes, w):

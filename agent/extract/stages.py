@@ -406,6 +406,13 @@ def _loading_stage_at(
     return stage
 
 
+def _unstamped_beside_stamped(mined: MinedJob, node: str) -> bool:
+    """The node's file has no time at all while another file of the job has."""
+    source = mined.nodes[node].source
+    return (not any(log.stamped.any() for log in mined.nodes.values() if log.source == source)
+            and any(log.stamped.any() for log in mined.nodes.values() if log.source != source))
+
+
 def failure_stage(
     mined: MinedJob,
     timeline: Timeline,
@@ -426,6 +433,11 @@ def failure_stage(
         # rank's last NCCL set-up line was printed when training stopped, not during set-up.
         if stats.first_ts_latest > ts and not math.isnan(onset):
             ts = min(max(onset, ts), stats.first_ts_latest)
+        # A file with no time at all beside stamped ones (a Kubernetes events dump: "12m  Warning
+        # OOMKilling  node/gpu-node-55  Memory cgroup out of memory: Killed process ...", independent
+        # corpus I, c10) reports the failure when the job failed: its onset dates it.
+        elif math.isnan(ts) and not math.isnan(onset) and _unstamped_beside_stamped(mined, node):
+            ts = onset
         return job_stage_at(mined, timeline, table, marks, node, stats.first_pos, ts, weights), node, ts
     if mined.nodes:
         node = max(mined.nodes, key=lambda n: len(mined.nodes[n]))
