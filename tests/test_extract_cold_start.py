@@ -484,3 +484,15 @@ def test_a_python_warning_is_passed_over_for_the_hang_after_it(tmp_path: Path) -
                "WorkNCCL(SeqNum=3, OpType=BROADCAST, NumelIn=25610152, NumelOut=25610152, Timeout(ms)=120000) ran for "
                "120001 milliseconds before timing out." for r in range(4)]]
     assert "Watchdog caught collective operation timeout" in root_text(tmp_path, lines)
+
+
+def test_a_tools_field_under_its_command_is_no_wrapped_line(tmp_path: Path) -> None:
+    # Independent corpus I, a04: a launcher's health check echoes hccn_tool's command (a long line
+    # ending in a letter) and the tool's answer below it; the answer is a message of its own.
+    lines = ["[launcher 2025-04-09 22:16:26,906] 910b-rack2-04: starting 8 local ranks (node_rank=3, master=10.131.150.10:29500)",
+             "[health-check 2025-04-09 22:16:37,151] hccn_tool -i 1 -link -g",
+             "link status: DOWN",
+             "[health-check 2025-04-09 22:16:37,156] hccn_tool -i 1 -ip -g",
+             "ipaddr:29.34.3.101"]
+    library = FaultLibrary.load(user_dir=tmp_path / "user-patterns")
+    assert root_text(tmp_path, lines, library=library) == "link status: DOWN"

@@ -76,9 +76,10 @@ def first_sample(mined: MinedJob, stats: EventStats) -> str:
 # ("... subsequent GPU opera" / "tions might run on corrupted/incomplete data.",
 # karpathy/nanoGPT#55): the tail is part of the message above, never an event of its own.
 _CUT_MID_WORD = re.compile(r"[A-Za-z]$")
-# Lowercase, and not a program's own prefix ("srun: error: ...", "kernel[12]: ..."), which
-# starts a message of its own.
-_STARTS_MID_WORD = re.compile(r"^[a-z](?![\w.-]*[:\[])")
+# Lowercase, and not a program's own prefix ("srun: error: ...", "kernel[12]: ...") or a field
+# a tool prints under the command that ran it ("link status: DOWN" under "[health-check ...]
+# hccn_tool -i 1 -link -g", independent corpus I, a04), which start a message of their own.
+_STARTS_MID_WORD = re.compile(r"^[a-z](?![\w.-]*[:\[])(?![a-z]+(?: [a-z]+){0,3}: \S)")
 WRAP_MIN_WIDTH = 60  # shorter lines end where their writer ended them, not at a wrap
 
 
