@@ -232,6 +232,7 @@ def test_a_pod_logs_time_before_each_line_does_not_hide_what_the_line_is() -> No
         ("NVRM: Xid (PCI:0000:37:00): 95, pid=5171, Uncontained: FBHUB. RST: Yes, D-RST: No", True),
         ("slurmstepd: error: Detected 1 oom_kill event in StepId=2345.0. Some of the step tasks have been OOM Killed.", True),
         ("Memory cgroup out of memory: Killed process 155197 (python) total-vm:312345678kB", True),
+        ("Out of memory: Killed process 4242 (python3) total-vm:100kB, anon-rss:90kB", True),
         ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", False),
         ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)", False),
     ],

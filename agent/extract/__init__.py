@@ -94,7 +94,8 @@ def extract(
     blame = spatial.blame_graph(mined, table, nodes.blame_tids(chosen.scored, w), identities, masker)
     forest = spatial.isolation_forest(table, [s.tid for s, _ in kept], weights=w)
     named = nodes.named_in_root(blame, root_stats, w, nodes.machines(mined),
-                                names_lost_peer=root_stats is not None and bool(peers_in([events.first_sample(mined, root_stats)])))
+                                names_lost_peer=root_stats is not None and bool(peers_in([events.first_sample(mined, root_stats)])),
+                                quiet=set(timeline.silent_nodes))
     ranked = nodes.rank_nodes(table, timeline, root_stats, scope, blame, named, forest, chosen.scored, w)
 
     marks = stages.stage_marks(mined, progress_tids)

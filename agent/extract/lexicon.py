@@ -185,7 +185,7 @@ DEVICE_FAULT = re.compile(
 # memory: Killed process 155197 (python)" (Linux mm/oom_kill.c's message, as kubectl events relay it).
 MACHINE_FAULT_REPORT = re.compile(
     r"\bS?Xid\b|uncorrectable ECC|fallen off the bus|Unable to determine the device handle for GPU|"
-    r"out of memory: Killed process|\boom[-_]kill event"
+    r"[Oo]ut of memory: Killed process|\boom[-_]kill event"
 )
 
 

@@ -57,7 +57,7 @@ def named_enough(blame: spatial.Blame, node: str, machine: dict[str, str], weigh
 
 def named_in_root(
     blame: spatial.Blame, root: EventStats | None, weights: Weights = DEFAULT_WEIGHTS, machine: dict[str, str] | None = None,
-    *, names_lost_peer: bool = False,
+    *, names_lost_peer: bool = False, quiet: set[str] | frozenset[str] = frozenset(),
 ) -> list[str]:
     """Peers named in the root message by several of its printers (heartbeat lost from X), or by
     the only other node of a two-node job: "NCCL WARN NET/IB : Got completion from peer
@@ -70,15 +70,18 @@ def named_in_root(
     if named:
         return named
     # One machine reporting that a peer it exchanged data with failed it points at that peer, however
-    # many nodes the job has, when that is the only machine it names: "NCCL WARN NET/IB : Got completion
-    # from peer 172.18.93.32<52769> with status=12" printed on gpu-st-p4d-24xlarge-26 alone (independent
-    # corpus I, c01). Only a message that names a lost peer (``aliases.PEER_PATTERNS``) counts: a rank
-    # that cannot reach the rendezvous master ("The client socket has failed to connect to [...] (No
-    # route to host)") is itself the one cut off, and srun naming a task's host reports no peer.
+    # many nodes the job has, when that is the only machine it names and the peer went quiet: "NCCL
+    # WARN NET/IB : Got completion from peer 172.18.93.32<52769> with status=12" printed on
+    # gpu-st-p4d-24xlarge-26 alone about a rank that logged nothing more (independent corpus I, c01).
+    # A peer that logged on as the others did was up, and the reporter's own link is as likely the
+    # broken one (a generated 64-node job whose reporter's port flapped, benchmarks/scale_job.py).
+    # Only a message that names a lost peer (``aliases.PEER_PATTERNS``) counts: a rank that cannot
+    # reach the rendezvous master ("The client socket has failed to connect to [...] (No route to
+    # host)") is itself the one cut off, and srun naming a task's host reports no peer.
     printers = {machine.get(n, n) for n in root.per_node}
     peers = [n for n, tids in blame.events.items() if root.tid in tids and machine.get(n, n) not in printers
              and {machine.get(p, p) for p in blame.edges.get(n, ())} & printers]
-    if names_lost_peer and len(printers) == 1 and len({machine.get(n, n) for n in peers}) == 1:
+    if names_lost_peer and len(printers) == 1 and len({machine.get(n, n) for n in peers}) == 1 and set(peers) <= quiet:
         return sorted(peers)
     return []
 
