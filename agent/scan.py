@@ -63,10 +63,11 @@ MASKS: tuple[Mask, ...] = (
     # 307.0" (Mattias421/tdmolflow slurm-3658512.out).
     # mmengine's (XTuner's) training lines: "01/29 21:35:34 - mmengine - INFO - Iter(train) [ 10/720]
     # lr: 9.0001e-05 ..." (InternLM/xtuner docs, Quickstart); its "Iter(val)" lines are not steps.
-    # DeepSpeed's pipeline engine counts "steps" before its loss: "steps: 200 loss: 5.5508 lm loss: 5.5103
-    # moe loss: 0.0405 iter time (s): 0.936 samples/sec: 136.706" (microsoft/Megatron-DeepSpeed MoE
-    # example script, quoting its log; deepspeed/runtime/pipe/engine.py), and Composer's console
-    # logger its batches: "[epoch=0][batch=16/625]: wall_clock/train: 17.1607" (mosaicml docs).
+    # DeepSpeed's pipeline engine counts "steps" before its loss: print(f'steps: {self.global_steps} '
+    # f'loss: ...' f'iter time (s): ...') in microsoft/DeepSpeed deepspeed/runtime/pipe/engine.py
+    # train_batch, as a Megatron-DeepSpeed MoE test script quotes its log: "steps: 200 loss: 5.5508 lm
+    # loss: 5.5103 moe loss: 0.0405 iter time (s): 0.936 samples/sec: 136.706"; and Composer's console
+    # logger its batches: "[epoch=0][batch=16/625]: wall_clock/train: 17.1607" (mosaicml docs README).
     Mask("ITER", r'((?<!/)\b(?:[Ii]teration|[Ii]ter|ITER(?:ATION)?|global_step|step|Step|tick|steps(?=: \d+ loss:))(?:\(train\))?'
          r'|(?<=\]\[)batch(?==\d+/\d+\]:)|\| (?=\d+/\d+ \[[\d:]+<[\d:?]+, *[\d.?]*(?:s/it|it/s))|"num_updates": ")'
          r"(\s*[=:]?\s*\[?\s*)(\d+)", keep=2,
