@@ -67,7 +67,7 @@ MASKS: tuple[Mask, ...] = (
     # f'loss: ...' f'iter time (s): ...') in microsoft/DeepSpeed deepspeed/runtime/pipe/engine.py
     # train_batch, as a Megatron-DeepSpeed MoE test script quotes its log: "steps: 200 loss: 5.5508 lm
     # loss: 5.5103 moe loss: 0.0405 iter time (s): 0.936 samples/sec: 136.706"; and Composer's console
-    # logger its batches: "[epoch=0][batch=16/625]: wall_clock/train: 17.1607" (mosaicml docs README).
+    # logger its batches: "[epoch=0][batch=16/625]: wall_clock/train: 17.1607" (MosaicML's ResNet example README).
     Mask("ITER", r'((?<!/)\b(?:[Ii]teration|[Ii]ter|ITER(?:ATION)?|global_step|step|Step|tick|steps(?=: \d+ loss:))(?:\(train\))?'
          r'|(?<=\]\[)batch(?==\d+/\d+\]:)|\| (?=\d+/\d+ \[[\d:]+<[\d:?]+, *[\d.?]*(?:s/it|it/s))|"num_updates": ")'
          r"(\s*[=:]?\s*\[?\s*)(\d+)", keep=2,
