@@ -77,8 +77,9 @@ def first_sample(mined: MinedJob, stats: EventStats) -> str:
 # karpathy/nanoGPT#55): the tail is part of the message above, never an event of its own.
 _CUT_MID_WORD = re.compile(r"[A-Za-z]$")
 # Lowercase, and not a program's own prefix ("srun: error: ...", "kernel[12]: ...") or a field
-# a tool prints under the command that ran it ("link status: DOWN" under "[health-check ...]
-# hccn_tool -i 1 -link -g", independent corpus I, a04), which start a message of their own.
+# a tool prints under the command that ran it: "hccn_tool -i 1 -link -g" answers "link status: DOWN"
+# (Ascend/mind-cluster's GetNPULinkStatus; knowledge/ascend/roce-link-down-flap.md), printed under
+# a health check's echo of that command in independent corpus I (a04). Both start a message of their own.
 _STARTS_MID_WORD = re.compile(r"^[a-z](?![\w.-]*[:\[])(?![a-z]+(?: [a-z]+){0,3}: \S)")
 WRAP_MIN_WIDTH = 60  # shorter lines end where their writer ended them, not at a wrap
 
